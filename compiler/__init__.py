@@ -1,0 +1,1 @@
+"""Compile word lists into trie, minimised DAWG and four-part ADTDAWG lexicon files."""

@@ -1,0 +1,127 @@
+"""`dawgc`: compile word lists into lexicon files, and inspect or verify them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from solver.charset import parse_charset
+from solver.errors import run_cli
+from solver.lexicon import display, open_lexicon
+
+from .build import build_lexicon
+from .verify import describe, verify
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  pretty_exceptions_enable=False,
+                  help="Compile word lists into trie, minimised DAWG and four-part ADTDAWG files.")
+
+
+def _stages(quiet: bool):
+    """A status line on stderr for each build step (nothing when quiet or not a terminal)."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+
+    console = Console(stderr=True)
+
+    @contextmanager
+    def stage(name: str):
+        with console.status(name):
+            yield
+
+    return stage
+
+
+@app.command()
+def build(
+    wordlist: Path = typer.Argument(..., help="Word list: one word per line."),
+    charset: str = typer.Option("26", "--charset", "-c",
+                                help="Letters kept: a size 1..26 (14 = JPA14) or the letters themselves."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory [default: build/<list>-<charset>]."),
+    max_length: Optional[int] = typer.Option(None, "--max-length", help="Drop longer words [default: keep all]."),
+    as_json: bool = typer.Option(False, "--json", help="Print the manifest and timing as JSON."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
+) -> None:
+    """Build all three formats and a manifest from a word list."""
+    result = build_lexicon(wordlist, parse_charset(charset), out, max_length, _stages(quiet or as_json))
+    m = result.manifest
+    if as_json:
+        print(json.dumps({"out_dir": str(result.out_dir), "seconds": round(result.seconds, 3), "manifest": m}, indent=2))
+        return
+    dropped = ", ".join(f"{n} {reason.replace('_', ' ')}" for reason, n in m["dropped"].items() if n) or "none"
+    adt = m["adtdawg"]
+    print(f"built {result.out_dir}/ from {wordlist} in {result.seconds:.2f} s")
+    print(f"  charset  {m['charset'].upper()} ({len(m['charset'])} letters)")
+    print(f"  words    {m['words']} kept (longest {m['max_length']} letters); dropped: {dropped}")
+    print(f"  trie     {m['trie']['nodes']:>9} nodes                       {m['trie']['bytes']:>10} bytes  {m['trie']['file']}")
+    print(f"  dawg     {m['dawg']['states']:>9} states {m['dawg']['edges']:>9} edges      {m['dawg']['bytes']:>10} bytes  {m['dawg']['file']}")
+    layout = "reference layout" if adt["layout"]["first_child_bits"] == 15 and adt["layout"]["child_set_bits"] == 11 \
+        and adt["layout"]["letters"] <= 18 else "extended layout"
+    print(f"  adtdawg  {adt['nodes']:>9} nodes  {adt['child_sets']:>9} child sets {adt['bytes']:>10} bytes  "
+          f"adtdawg-1..4.dat ({layout}, K = {adt['wide_nodes']})")
+
+
+@app.command()
+def info(
+    path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+) -> None:
+    """Show what a lexicon holds (after validating it)."""
+    details = describe(path)
+    if as_json:
+        print(json.dumps(details, indent=2))
+        return
+    manifest = details.get("manifest")
+    if manifest:
+        src = manifest["source"]
+        print(f"{path}: built by {manifest['tool']} from {src['name']} (sha256 {src['sha256'][:16]}...)")
+        print(f"  charset {manifest['charset'].upper()}, {manifest['words']} words, longest {manifest['max_length']} letters")
+    for fmt, entry in details["formats"].items():
+        extras = ", ".join(f"{k} {v}" for k, v in entry.items() if k not in ("format", "path", "layout"))
+        print(f"  {fmt:8} {entry['path']}: {extras}")
+
+
+@app.command(name="verify")
+def verify_command(
+    path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
+    source: Optional[Path] = typer.Option(None, "--source", "-s", help="The word list it was built from."),
+    as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
+) -> None:
+    """Check every structure and numbering; with --source, round-trip to the word list."""
+    result = verify(path, source)
+    if as_json:
+        print(json.dumps({"ok": result.ok, "checks": result.checks}, indent=2))
+    else:
+        print("\n".join(result.checks))
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+def words(
+    path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg."),
+    numbers: bool = typer.Option(False, "--numbers", "-n", help="Also print each word's number."),
+) -> None:
+    """Print every word of a compiled lexicon, one per line, alphabetically."""
+    lex = open_lexicon(path, fmt)
+    out = sys.stdout
+    if numbers:
+        out.writelines(f"{display(w)}\t{n}\n" for w, n in lex.numbered_words())
+    else:
+        out.writelines(f"{w}\n" for w in lex.word_list())
+
+
+def main() -> None:
+    run_cli(app, "dawgc")
+
+
+if __name__ == "__main__":
+    main()
+

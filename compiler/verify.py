@@ -1,0 +1,108 @@
+"""`dawgc verify`: everything a reader checks, plus a round trip back to the word list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from solver.charset import Charset
+from solver.errors import DawgError
+from solver.formats import FORMATS, MANIFEST_FILE
+from solver.lexicon import Lexicon, open_lexicon, read_manifest
+
+from .wordlist import load_word_list
+
+
+@dataclass
+class Verification:
+    """What was checked, one line each; `ok` is False at the first failure."""
+
+    checks: list[str] = field(default_factory=list)
+    ok: bool = True
+
+    def passed(self, line: str) -> None:
+        self.checks.append(f"ok    {line}")
+
+    def failed(self, line: str) -> None:
+        self.checks.append(f"FAIL  {line}")
+        self.ok = False
+
+
+def expected_numbers(fmt: str, count: int) -> list[int] | None:
+    """Word numbers in alphabetical order as documented; None where ids are node ids (trie)."""
+    if fmt == "dawg":
+        return list(range(count))
+    if fmt == "adtdawg":
+        return list(range(count, 0, -1))
+    return None
+
+
+def check_lexicon(lex: Lexicon, result: Verification) -> list[str]:
+    """Numbering and word checks of one opened (hence structurally valid) lexicon; returns its words."""
+    numbered = lex.numbered_words()
+    words = [w for w, _ in numbered]
+    numbers = [n for _, n in numbered]
+    name = f"{lex.format} ({lex.path})"
+    if len(words) != lex.word_count:
+        result.failed(f"{name}: enumerates {len(words)} words, header says {lex.word_count}")
+    elif words != sorted(set(words)):
+        result.failed(f"{name}: words are not unique and in alphabetical order")
+    elif (expected := expected_numbers(lex.format, len(words))) is not None and numbers != expected:
+        result.failed(f"{name}: word numbers differ from the documented numbering")
+    elif lex.format == "trie" and len(set(numbers)) != len(numbers):
+        result.failed(f"{name}: two words share a node")
+    else:
+        result.passed(f"{name}: structure valid, {len(words)} words, numbering as documented")
+    return words
+
+
+def verify(path: Path, source: Path | None = None) -> Verification:
+    """Open every format at `path`, check each fully, compare them, and with `source` the word list."""
+    result = Verification()
+    directory = path if path.is_dir() else path.parent
+    manifest = read_manifest(directory / MANIFEST_FILE) if (directory / MANIFEST_FILE).is_file() else None
+    single_file = path.is_file() and path.name != MANIFEST_FILE
+    lexicons = [open_lexicon(path)] if single_file or manifest is None else [open_lexicon(path, f) for f in FORMATS]
+    if manifest:
+        result.passed(f"manifest: {manifest.path}, files match their SHA-256")
+    word_lists = {lex.format: check_lexicon(lex, result) for lex in lexicons}
+    reference = next(iter(word_lists.values()))
+    if len(word_lists) > 1:
+        if all(words == reference for words in word_lists.values()):
+            result.passed(f"{', '.join(word_lists)} hold the same {len(reference)} words")
+        else:
+            result.failed(f"{', '.join(word_lists)} hold different words")
+
+    if source is not None:
+        if manifest is None:
+            charset: Charset = lexicons[0].charset
+            max_length = None
+        else:
+            charset, max_length = manifest.charset, manifest.data["options"].get("max_length")
+        words = load_word_list(source, charset, max_length)
+        if manifest and words.sha256 != manifest.data["source"]["sha256"]:
+            result.failed(f"source: {source} is not the list this build was made from (SHA-256 differs)")
+        elif words.words == reference:
+            result.passed(f"source: round trip to {source} gives exactly its {len(words.words)} "
+                          f"words for charset {charset.letters.upper()}")
+        else:
+            missing = len(set(words.words) - set(reference))
+            extra = len(set(reference) - set(words.words))
+            result.failed(f"source: {missing} words of {source} missing, {extra} not in it")
+    elif manifest is not None:
+        result.checks.append(f"skip  source: round trip needs --source {manifest.data['source']['name']}")
+    return result
+
+
+def describe(path: Path) -> dict:
+    """`dawgc info`: the manifest's figures and each format's header, validated."""
+    directory = path if path.is_dir() else path.parent
+    manifest_path = directory / MANIFEST_FILE
+    if path.is_dir() and manifest_path.is_file():
+        manifest = read_manifest(manifest_path).data
+        formats = {fmt: open_lexicon(path, fmt).info() for fmt in FORMATS}
+        return {"manifest": manifest, "formats": formats}
+    if not path.exists():
+        raise DawgError(f"{path}: no such file or directory")
+    lex = open_lexicon(path)
+    return {"formats": {lex.format: lex.info()}}

@@ -1,0 +1,41 @@
+"""The one exception type the tools raise for bad input, and the CLI wrapper that prints it.
+
+Every user-facing failure (a missing file, a corrupt lexicon, a malformed board)
+raises `DawgError` with a one-line message naming the file, line or field. The
+command-line entry points turn it into `prog: error: message` and exit status 1,
+so no user ever sees a traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Callable
+
+
+class DawgError(Exception):
+    """Bad input: the message is one line and says which file, line or field is wrong."""
+
+
+def run_cli(app: Callable, prog: str) -> None:
+    """Run a typer app; bad input becomes one line on stderr and exit status 1.
+
+    Usage errors (unknown option, missing argument) are reported by typer itself
+    with exit status 2.
+    """
+    try:
+        app(prog_name=prog)
+    except DawgError as err:
+        _fail(prog, str(err), 1)
+    except KeyboardInterrupt:
+        _fail(prog, "interrupted", 130)
+    except BrokenPipeError:
+        # The reader of our output went away (as with `| head`): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)
+
+
+def _fail(prog: str, message: str, status: int) -> None:
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    sys.exit(status)

@@ -1,0 +1,491 @@
+"""Open a compiled lexicon by memory map and validate it once, completely.
+
+`open_lexicon(path)` accepts a build directory, its manifest, one format's
+file, or a directory holding the four reference ADTDAWG part files (read as
+JPA14). Validation checks sizes, checksums, every index and the word
+numbering equations, so that the kernels can walk the arrays with no bounds
+checks: after it, every reachable child index is inside its array and every
+word number a walk can produce lies in the stamp array. Any failure raises
+`DawgError` naming the file and what is wrong.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mmap
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgpack
+import numpy as np
+
+from .charset import JPA14, Charset
+from .errors import DawgError
+from .formats import (ADT_FILES, DAWG_FILE, DAWG_MAGIC, EDGE_DTYPE, FORMAT_VERSION, FORMATS, HEADER,
+                      MANIFEST_FILE, MANIFEST_VERSION, NODE_DTYPE, REFERENCE_ADT_GLOB, TRIE_FILE,
+                      TRIE_MAGIC, AdtLayout, child_set_fields, dawg_sections, split_node_words)
+
+DEFAULT_FORMAT = "trie"
+REFERENCE_MAX_LENGTH = 15
+
+
+def display(word: str) -> str:
+    """A folded word ('q' = Qu die) as it is spelled."""
+    return word.replace("q", "qu")
+
+
+def _map(path: Path) -> np.ndarray:
+    """The bytes of a file, memory-mapped read-only (empty files give an empty array)."""
+    try:
+        with open(path, "rb") as fh:
+            if path.stat().st_size == 0:
+                return np.zeros(0, np.uint8)
+            return np.frombuffer(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ), np.uint8)
+    except FileNotFoundError:
+        raise DawgError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise DawgError(f"{path}: is a directory") from None
+    except OSError as err:
+        raise DawgError(f"{path}: cannot read ({err.strerror})") from None
+
+
+def _check(ok, path: Path, message: str) -> None:
+    if not np.all(ok):
+        raise DawgError(f"{path}: {message}")
+
+
+# --- manifests ------------------------------------------------------------------
+
+
+@dataclass
+class Manifest:
+    path: Path
+    data: dict
+
+    @property
+    def directory(self) -> Path:
+        return self.path.parent
+
+    @property
+    def charset(self) -> Charset:
+        return Charset(self.data["charset"])
+
+    def entry(self, fmt: str) -> dict:
+        return self.data[fmt]
+
+
+def read_manifest(path: Path) -> Manifest:
+    raw = _map(path).tobytes()
+    try:
+        data = msgpack.unpackb(raw, raw=False, strict_map_key=True)
+    except Exception:
+        raise DawgError(f"{path}: not a msgpack manifest (corrupt or foreign file)") from None
+    if not isinstance(data, dict) or data.get("manifest_version") != MANIFEST_VERSION:
+        version = data.get("manifest_version") if isinstance(data, dict) else None
+        raise DawgError(f"{path}: manifest version {version!r}, this reader knows {MANIFEST_VERSION}")
+    try:
+        Charset(data["charset"])
+        files = [data["trie"], data["dawg"], *data["adtdawg"]["files"]]
+        if len(files) != 6 or not all(isinstance(f["file"], str) and "/" not in f["file"] for f in files):
+            raise ValueError
+        layout = data["adtdawg"]["layout"]
+        AdtLayout(**{k: int(layout[k]) for k in ("letters", "first_child_bits", "child_set_bits")})
+        int(data["words"]), int(data["max_length"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise DawgError(f"{path}: manifest lacks or mangles a required field") from None
+    return Manifest(path, data)
+
+
+def _verify_sha256(path: Path, data: np.ndarray, expected: dict) -> None:
+    if len(data) != expected.get("bytes") or hashlib.sha256(data).hexdigest() != expected.get("sha256"):
+        raise DawgError(f"{path}: does not match its manifest (size or SHA-256 differs); "
+                        f"the file is corrupt or from another build")
+
+
+# --- the three formats -----------------------------------------------------------------
+
+
+@dataclass
+class Lexicon:
+    """What every format offers: its words, charset and the arrays the kernels walk."""
+
+    path: Path
+    charset: Charset
+    word_count: int
+    max_length: int
+    manifest: Manifest | None = field(default=None, repr=False)
+
+    format = ""
+
+    def word_list(self) -> list[str]:
+        """All words, alphabetically, as spelled (Qu expanded)."""
+        return [display(w) for w, _ in self.numbered_words()]
+
+    def numbered_words(self) -> list[tuple[str, int]]:
+        """(folded word, word number) pairs in alphabetical order."""
+        raise NotImplementedError
+
+    def info(self) -> dict:
+        return {"format": self.format, "path": str(self.path), "charset": self.charset.letters.upper(),
+                "words": self.word_count, "max_length": self.max_length}
+
+
+def _read_header(path: Path, data: np.ndarray, magic: bytes) -> np.void:
+    if len(data) < HEADER.itemsize:
+        raise DawgError(f"{path}: truncated ({len(data)} bytes, the header alone is {HEADER.itemsize})")
+    head = data[:HEADER.itemsize].view(HEADER)[0]
+    if head["magic"] != magic.rstrip(b"\0"):
+        kind = "trie" if magic == TRIE_MAGIC else "DAWG"
+        raise DawgError(f"{path}: not a {kind} file (bad magic number)")
+    if head["version"] != FORMAT_VERSION:
+        raise DawgError(f"{path}: format version {head['version']}, this reader knows {FORMAT_VERSION}")
+    n = int(head["charset_size"])
+    letters = bytes(head["charset"]).decode("ascii", "replace").lower()
+    try:
+        charset = Charset(letters)
+    except ValueError:
+        charset = None
+    if charset is None or len(charset) != n:
+        raise DawgError(f"{path}: header charset is invalid")
+    body = data[HEADER.itemsize:]
+    if zlib.crc32(body) != int(head["crc32"]):
+        raise DawgError(f"{path}: checksum mismatch (corrupt file)")
+    return head
+
+
+def _check_children(path: Path, first: np.ndarray, mask: np.ndarray, letters: int, lowest: int,
+                    limit: int, what: str) -> np.ndarray:
+    """Check letter masks and child ranges [lowest, limit); returns each node's child count."""
+    _check(mask >> letters == 0, path, f"{what} letter mask names letters beyond the charset")
+    kids = np.bitwise_count(mask.astype(np.uint64)).astype(np.int64)
+    _check((kids > 0) | (first == 0), path, f"{what} without children points at children")
+    _check((kids == 0) | ((first >= lowest) & (first + kids <= limit)), path,
+           f"{what} children out of range")
+    return kids
+
+
+@dataclass
+class TrieLexicon(Lexicon):
+    nodes: np.ndarray = field(default=None, repr=False)
+    format = "trie"
+
+    @classmethod
+    def load(cls, path: Path, manifest: Manifest | None) -> "TrieLexicon":
+        data = _map(path)
+        if manifest:
+            _verify_sha256(path, data, manifest.entry("trie"))
+        head = _read_header(path, data, TRIE_MAGIC)
+        count = int(head["nodes"])
+        if len(data) != HEADER.itemsize + count * NODE_DTYPE.itemsize or count < 1:
+            raise DawgError(f"{path}: size does not match its node count (truncated or corrupt)")
+        nodes = data[HEADER.itemsize:].view(NODE_DTYPE)
+        first, mask, eow = split_node_words(nodes)
+        charset = Charset(bytes(head["charset"]).decode().lower())
+        kids = _check_children(path, first, mask, len(charset), 1, count, "trie node")
+        _check((kids == 0) | (first > np.arange(count)), path, "trie child placed before its parent")
+        _check(eow[0] == 0, path, "root marked as a word")
+        _check(eow.sum() == int(head["words"]), path, "word count in header differs from end-of-word marks")
+        lex = cls(path=path, charset=charset, word_count=int(head["words"]),
+                  max_length=int(head["max_length"]), manifest=manifest, nodes=nodes)
+        return lex
+
+    def numbered_words(self) -> list[tuple[str, int]]:
+        first, mask, eow = (a.tolist() for a in split_node_words(self.nodes))
+        return _walk_words(self.path, self.charset, self.max_length,
+                           [(0, "")], lambda node: _popcount_children(first[node], mask[node]),
+                           lambda node: node if eow[node] else None)
+
+
+def _popcount_children(first: int, mask: int):
+    j = 0
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1, first + j
+        j += 1
+        mask ^= low
+
+
+def _walk_words(path, charset, max_length, roots, children, word_number):
+    """Depth-first enumeration shared by all formats; states carry (node, prefix)."""
+    letters = charset.letters
+    out: list[tuple[str, int]] = []
+    stack = list(reversed(roots))
+    while stack:
+        state, prefix = stack.pop()
+        number = word_number(state)
+        if number is not None:
+            out.append((prefix, number))
+        if len(prefix) > max_length:
+            raise DawgError(f"{path}: a path is longer than the maximum word length (cyclic file?)")
+        stack.extend((child, prefix + letters[letter]) for letter, child in reversed(list(children(state))))
+    return out
+
+
+@dataclass
+class DawgLexicon(Lexicon):
+    states: np.ndarray = field(default=None, repr=False)
+    edges: np.ndarray = field(default=None, repr=False)
+    counts: np.ndarray = field(default=None, repr=False)
+    format = "dawg"
+
+    @classmethod
+    def load(cls, path: Path, manifest: Manifest | None) -> "DawgLexicon":
+        data = _map(path)
+        if manifest:
+            _verify_sha256(path, data, manifest.entry("dawg"))
+        head = _read_header(path, data, DAWG_MAGIC)
+        n_states, n_edges = int(head["nodes"]), int(head["edges"])
+        sections = dawg_sections(n_states, n_edges)
+        body = data[HEADER.itemsize:]
+        if len(body) != sum(size for _, size in sections.values()) or n_states < 1:
+            raise DawgError(f"{path}: size does not match its state and edge counts (truncated or corrupt)")
+
+        def section(name, dtype):
+            offset, size = sections[name]
+            return body[offset:offset + size].view(dtype)
+
+        states, edges, counts = section("states", NODE_DTYPE), section("edges", EDGE_DTYPE), section("counts", "<u4")
+        first, mask, eow = split_node_words(states)
+        charset = Charset(bytes(head["charset"]).decode().lower())
+        kids = _check_children(path, first, mask, len(charset), 0, n_edges, "DAWG state")
+        child = (edges & np.uint64(0xFFFF_FFFF)).astype(np.int64)
+        skip = (edges >> np.uint64(32)).astype(np.int64)
+        count = counts.astype(np.int64)
+        _check(child < n_states, path, "DAWG edge points outside the states")
+        has = np.flatnonzero(kids)
+        owner = np.repeat(has, kids[has])
+        edge = np.repeat(first[has], kids[has]) + (np.arange(len(owner)) - np.repeat(np.cumsum(kids[has]) - kids[has], kids[has]))
+        _check(child[edge] > owner, path, "DAWG edge goes back to an earlier state (cycle?)")
+        # Skips and counts must number the words 0..W-1: skip(first edge) = eow,
+        # each next skip adds the previous child's count, count = last skip + last count.
+        is_first = np.r_[True, owner[1:] != owner[:-1]] if len(owner) else np.zeros(0, bool)
+        expected = np.where(is_first, eow[owner], np.r_[0, skip[edge[:-1]] + count[child[edge[:-1]]]] if len(edge) else 0)
+        _check(skip[edge] == expected, path, "DAWG edge skips do not number the words")
+        total = eow.copy()
+        if len(edge):
+            is_last = np.r_[owner[1:] != owner[:-1], True]
+            total[owner[is_last]] = skip[edge[is_last]] + count[child[edge[is_last]]]
+        _check(total == count, path, "DAWG word counts disagree with the edges")
+        _check(count[0] == int(head["words"]), path, "word count in header differs from the root's count")
+        return cls(path=path, charset=charset, word_count=int(head["words"]), max_length=int(head["max_length"]),
+                   manifest=manifest, states=states, edges=edges, counts=counts)
+
+    def numbered_words(self) -> list[tuple[str, int]]:
+        first, mask, eow = (a.tolist() for a in split_node_words(self.states))
+        child = (self.edges & np.uint64(0xFFFF_FFFF)).astype(np.int64).tolist()
+        skip = (self.edges >> np.uint64(32)).astype(np.int64).tolist()
+
+        def children(state):
+            node, rank = state
+            for letter, e in _popcount_children(first[node], mask[node]):
+                yield letter, (child[e], rank + skip[e])
+
+        return _walk_words(self.path, self.charset, self.max_length, [((0, 0), "")], children,
+                           lambda state: state[1] if eow[state[0]] else None)
+
+
+@dataclass
+class AdtLexicon(Lexicon):
+    layout: AdtLayout = field(default=None, repr=False)
+    nodes: np.ndarray = field(default=None, repr=False)       # node words, index 0 = null node
+    child_sets: np.ndarray = field(default=None, repr=False)  # (M, words)
+    tracking: np.ndarray = field(default=None, repr=False)    # T[0..N], widened to uint32
+    wide_nodes: int = 0
+    format = "adtdawg"
+
+    @classmethod
+    def load(cls, paths: list[Path], manifest: Manifest | None) -> "AdtLexicon":
+        parts = [_map(p) for p in paths]
+        if manifest:
+            entry = manifest.entry("adtdawg")
+            for p, data, expected in zip(paths, parts, entry["files"]):
+                _verify_sha256(p, data, expected)
+            layout = AdtLayout(**{k: entry["layout"][k] for k in ("letters", "first_child_bits", "child_set_bits")})
+            charset = manifest.charset
+            if layout.letters != len(charset):
+                raise DawgError(f"{manifest.path}: ADTDAWG layout is for {layout.letters} letters, "
+                                f"the charset has {len(charset)}")
+        else:
+            charset, layout = Charset(JPA14), AdtLayout()
+        p1, p2, p3, p4 = parts
+        n = _header_count(paths[0], p1, "<u4")
+        m = _header_count(paths[1], p2, "<u8")
+        k = _header_count(paths[2], p3, "<u4")
+        words_per_set = layout.child_set_words
+        expect = [(p1, 4 + n * layout.node_bytes), (p2, 8 + m * 8 * words_per_set), (p3, 4 + k * 4),
+                  (p4, n - k)]
+        for p, (data, size) in zip(paths, expect):
+            if len(data) != size:
+                raise DawgError(f"{p}: {len(data)} bytes, the part headers call for {size} "
+                                f"(truncated, corrupt or parts of different builds)")
+        letters = len(charset)
+        if n < letters or m < 1:
+            raise DawgError(f"{paths[0]}: {n} nodes cannot hold the {letters} start nodes")
+        raw = p1[4:].view(layout.node_dtype)
+        nodes = np.concatenate([np.zeros(1, layout.node_dtype), raw])
+        child_sets = p2[8:].view("<u8").reshape(m, words_per_set)
+        tracking = np.concatenate([np.zeros(1, np.uint32), p3[4:].view("<u4"), p4.astype(np.uint32)])
+        lex = cls(path=paths[0].parent, charset=charset, word_count=int(tracking[1]),
+                  max_length=int(manifest.data["max_length"]) if manifest else REFERENCE_MAX_LENGTH,
+                  manifest=manifest, layout=layout, nodes=nodes, child_sets=child_sets, tracking=tracking,
+                  wide_nodes=k)
+        lex._validate(paths)
+        if manifest and lex.word_count != int(manifest.data["words"]):
+            raise DawgError(f"{paths[2]}: holds {lex.word_count} words, the manifest says {manifest.data['words']}")
+        return lex
+
+    def fields(self):
+        """(first child, child-set index, end-of-word) of every node, as int64 arrays."""
+        w = self.nodes.astype(np.uint64)
+        lay = self.layout
+        first = (w & np.uint64((1 << lay.first_child_bits) - 1)).astype(np.int64)
+        child_set = ((w >> np.uint64(lay.first_child_bits)) & np.uint64((1 << lay.child_set_bits) - 1)).astype(np.int64)
+        eow = ((w >> np.uint64(lay.eow_shift)) & np.uint64(1)).astype(np.int64)
+        return first, child_set, eow
+
+    def positions(self) -> np.ndarray:
+        """(M, letters) 1-based position of each letter's child in a child block, 0 = none."""
+        word, shift, width = child_set_fields(self.layout.letters)
+        sets = self.child_sets[:, word]
+        return ((sets >> shift.astype(np.uint64)) & ((np.uint64(1) << width.astype(np.uint64)) - np.uint64(1))).astype(np.int64)
+
+    def _validate(self, paths: list[Path]) -> None:
+        p1, p2, p3, _ = paths
+        lay = self.layout
+        n = len(self.nodes) - 1
+        w = self.nodes.astype(np.uint64)
+        _check(w >> np.uint64(lay.eow_shift + 1) == 0, p1, "node word has bits set beyond end-of-word")
+        first, child_set, eow = self.fields()
+        m = len(self.child_sets)
+        _check(child_set < m, p1, "node points outside the child sets")
+        used_bits = int(child_set_fields(lay.letters)[1][-1] + child_set_fields(lay.letters)[2][-1])
+        if self.child_sets.shape[1] == 1 and used_bits < 64:
+            _check(self.child_sets[:, 0] >> np.uint64(used_bits) == 0, p2, "child set has bits beyond the last letter")
+        pos = self.positions()
+        present = pos > 0
+        kids = present.sum(axis=1)
+        _check(np.where(present, pos == np.cumsum(present, axis=1), True), p2,
+               "child set positions are not 1, 2, ... in letter order")
+        nk = kids[child_set]
+        _check((first == 0) == (nk == 0), p1, "node's first child and child set disagree")
+        _check((nk == 0) | (first + nk - 1 <= n), p1, "node's children out of range")
+        # Tracking numbers: T[p] = words(p) + T[p+1] inside a child block, = words(p) at its end,
+        # where words(p) = eow(p) + T[first child of p]. The start block is nodes 1..letters.
+        tracking = self.tracking.astype(np.int64)
+        _check(tracking[self.wide_nodes + 1:] <= 255, p3, "tracking number too large for part 4")
+        words = eow + np.where(first > 0, tracking[first], 0)
+        blocks = np.unique(np.column_stack([first, nk])[first > 0], axis=0)
+        starts = np.r_[1, blocks[:, 0]]
+        lengths = np.r_[len(self.charset), blocks[:, 1]]
+        at = np.repeat(starts, lengths) + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+        last = np.zeros(len(at), bool)
+        last[np.cumsum(lengths) - 1] = True
+        after = np.where(last, 0, tracking[np.minimum(at + 1, n)])
+        _check(tracking[at] == words[at] + after, p3, "tracking numbers do not number the words")
+
+    def numbered_words(self) -> list[tuple[str, int]]:
+        first, child_set, eow = (a.tolist() for a in self.fields())
+        pos = self.positions().tolist()
+        t = self.tracking.astype(np.int64).tolist()
+
+        def children(state):
+            node, marker = state
+            f = first[node]
+            if f:
+                base = marker - eow[node] - t[f]
+                for letter, p in enumerate(pos[child_set[node]]):
+                    if p:
+                        c = f + p - 1
+                        yield letter, (c, base + t[c])
+
+        roots = [((i + 1, t[i + 1]), letter) for i, letter in enumerate(self.charset.letters)]
+        return _walk_words(self.path, self.charset, self.max_length, roots, children,
+                           lambda state: state[1] if eow[state[0]] else None)
+
+    def info(self) -> dict:
+        return {**super().info(), "nodes": len(self.nodes) - 1, "child_sets": len(self.child_sets),
+                "wide_nodes": self.wide_nodes, "layout": self.layout.to_manifest(),
+                "reference_layout": self.layout.is_reference}
+
+
+def _header_count(path: Path, data: np.ndarray, dtype: str) -> int:
+    size = np.dtype(dtype).itemsize
+    if len(data) < size:
+        raise DawgError(f"{path}: truncated (no count header)")
+    return int(data[:size].view(dtype)[0])
+
+
+# --- finding the files ------------------------------------------------------------
+
+
+def _reference_parts(directory: Path) -> list[Path] | None:
+    found = []
+    for part in (1, 2, 3, 4):
+        matches = sorted(directory.glob(REFERENCE_ADT_GLOB.format(part=part)))
+        if len(matches) != 1:
+            return None
+        found.append(matches[0])
+    return found
+
+
+def open_lexicon(path: str | Path, fmt: str | None = None) -> Lexicon:
+    """Open and validate a lexicon: a build directory, its manifest, a format file or reference parts."""
+    path = Path(path)
+    if fmt is not None and fmt not in FORMATS:
+        raise DawgError(f"--format: unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    if not path.exists():
+        raise DawgError(f"{path}: no such file or directory")
+    directory = path if path.is_dir() else path.parent
+    manifest_path = directory / MANIFEST_FILE
+    manifest = read_manifest(manifest_path) if manifest_path.is_file() else None
+
+    if path.is_file() and path.name != MANIFEST_FILE:
+        if manifest and path.name not in _manifest_files(manifest):
+            manifest = None  # a file renamed or copied next to another build's manifest
+        chosen = _format_of_file(path)
+        if fmt and fmt != chosen:
+            raise DawgError(f"{path}: is a {chosen} file, not {fmt}")
+        fmt = chosen
+    if manifest is None:
+        reference = _reference_parts(directory)
+        ours = [directory / name for name in ADT_FILES]
+        if fmt in (None, "adtdawg"):
+            if reference:
+                return AdtLexicon.load(reference, None)
+            if all(p.is_file() for p in ours):
+                return AdtLexicon.load(ours, None)
+        if fmt == "trie" or (fmt is None and (directory / TRIE_FILE).is_file()):
+            return TrieLexicon.load(path if path.is_file() else directory / TRIE_FILE, None)
+        if fmt == "dawg" or (fmt is None and (directory / DAWG_FILE).is_file()):
+            return DawgLexicon.load(path if path.is_file() else directory / DAWG_FILE, None)
+        raise DawgError(f"{path}: no lexicon here (no {MANIFEST_FILE}, {TRIE_FILE}, {DAWG_FILE} "
+                        f"or ADTDAWG part files)")
+
+    fmt = fmt or DEFAULT_FORMAT
+    if fmt == "trie":
+        lex = TrieLexicon.load(directory / manifest.entry("trie")["file"], manifest)
+    elif fmt == "dawg":
+        lex = DawgLexicon.load(directory / manifest.entry("dawg")["file"], manifest)
+    else:
+        lex = AdtLexicon.load([directory / e["file"] for e in manifest.entry("adtdawg")["files"]], manifest)
+    if lex.charset != manifest.charset or lex.word_count != int(manifest.data["words"]):
+        raise DawgError(f"{lex.path}: charset or word count differs from {manifest.path}")
+    return lex
+
+
+def _manifest_files(manifest: Manifest) -> set[str]:
+    data = manifest.data
+    return {data["trie"]["file"], data["dawg"]["file"], *(e["file"] for e in data["adtdawg"]["files"])}
+
+
+def _format_of_file(path: Path) -> str:
+    if path.name in ADT_FILES or path.name.startswith("Four_Part_"):
+        return "adtdawg"
+    with open(path, "rb") as fh:
+        magic = fh.read(8)
+    if magic == TRIE_MAGIC:
+        return "trie"
+    if magic == DAWG_MAGIC:
+        return "dawg"
+    raise DawgError(f"{path}: not a lexicon file (unknown magic number)")
