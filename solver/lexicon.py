@@ -15,12 +15,17 @@ import hashlib
 import mmap
 import zlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import Callable, Iterable
 
 import msgpack
 import numpy as np
 
+from . import kernels
+from .board import Board, Shape, encode, parse_board
 from .charset import JPA14, Charset
+from .engine import Found, Walk, python_inputs, score_codes, solve_one
 from .errors import DawgError
 from .formats import (ADT_FILES, DAWG_FILE, DAWG_MAGIC, EDGE_DTYPE, FORMAT_VERSION, FORMATS, HEADER,
                       MANIFEST_FILE, MANIFEST_VERSION, NODE_DTYPE, REFERENCE_ADT_GLOB, TRIE_FILE,
@@ -118,6 +123,54 @@ class Lexicon:
 
     format = ""
 
+    # --- scoring ---------------------------------------------------------------
+
+    @cached_property
+    def walk(self) -> Walk:
+        """The kernel inputs of this format (arrays views of the mapped files, small derived tables)."""
+        raise NotImplementedError
+
+    @cached_property
+    def _python_inputs(self) -> tuple:
+        return python_inputs(self.walk.inputs)
+
+    def _board(self, board: Board | str) -> Board:
+        return board if isinstance(board, Board) else parse_board(board)
+
+    def score(self, board: Board | str, skip_foreign: bool = False) -> int:
+        """Points of one board (plain Python: no compile step, a few milliseconds)."""
+        return solve_one(self.walk, self._python_inputs, self._board(board), self.charset,
+                         skip_foreign, want_words=False)[0]
+
+    def words(self, board: Board | str, skip_foreign: bool = False) -> list[Found]:
+        """Every word on one board with its points and a path, longest first."""
+        return solve_one(self.walk, self._python_inputs, self._board(board), self.charset,
+                         skip_foreign, want_words=True)[1]
+
+    def score_many(self, boards: Iterable[Board | str], jobs: int = 1, skip_foreign: bool = False,
+                   progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Scores of many boards, in input order, with the compiled kernels on `jobs` threads.
+
+        Boards of different sizes may be mixed; `progress(n)` is called as n more are done.
+        """
+        boards = [self._board(b) for b in boards]
+        scores = np.zeros(len(boards), np.int64)
+        by_shape: dict = {}
+        for i, b in enumerate(boards):
+            by_shape.setdefault(b.shape, []).append(i)
+        for shape, indices in by_shape.items():
+            codes = encode([boards[i] for i in indices], self.charset, skip_foreign)
+            scores[indices] = score_codes(self.walk, codes, shape, self.charset, jobs, progress)
+        return scores
+
+    def score_codes(self, codes: np.ndarray, shape: Shape, jobs: int = 1) -> np.ndarray:
+        """Scores of boards given as a (boards, cells) array of letter indices into the charset
+        (`kernels.NO_LETTER` for a blank cell): the fast path for searches that build boards
+        as arrays."""
+        return score_codes(self.walk, codes, shape, self.charset, jobs)
+
+    # --- words -------------------------------------------------------------------
+
     def word_list(self) -> list[str]:
         """All words, alphabetically, as spelled (Qu expanded)."""
         return [display(w) for w, _ in self.numbered_words()]
@@ -189,6 +242,13 @@ class TrieLexicon(Lexicon):
         lex = cls(path=path, charset=charset, word_count=int(head["words"]),
                   max_length=int(head["max_length"]), manifest=manifest, nodes=nodes)
         return lex
+
+    @cached_property
+    def walk(self) -> Walk:
+        return Walk(kernels.trie_board, "trie_batch", (self.nodes.view(np.int64),), len(self.nodes))
+
+    def info(self) -> dict:
+        return {**super().info(), "nodes": len(self.nodes)}
 
     def numbered_words(self) -> list[tuple[str, int]]:
         first, mask, eow = (a.tolist() for a in split_node_words(self.nodes))
@@ -271,6 +331,14 @@ class DawgLexicon(Lexicon):
         return cls(path=path, charset=charset, word_count=int(head["words"]), max_length=int(head["max_length"]),
                    manifest=manifest, states=states, edges=edges, counts=counts)
 
+    @cached_property
+    def walk(self) -> Walk:
+        return Walk(kernels.dawg_board, "dawg_batch", (self.states.view(np.int64), self.edges.view(np.int64)),
+                    self.word_count)
+
+    def info(self) -> dict:
+        return {**super().info(), "states": len(self.states), "edges": len(self.edges)}
+
     def numbered_words(self) -> list[tuple[str, int]]:
         first, mask, eow = (a.tolist() for a in split_node_words(self.states))
         child = (self.edges & np.uint64(0xFFFF_FFFF)).astype(np.int64).tolist()
@@ -334,6 +402,17 @@ class AdtLexicon(Lexicon):
         if manifest and lex.word_count != int(manifest.data["words"]):
             raise DawgError(f"{paths[2]}: holds {lex.word_count} words, the manifest says {manifest.data['words']}")
         return lex
+
+    @cached_property
+    def walk(self) -> Walk:
+        pos = self.positions()
+        letters = pos.shape[1]
+        set_mask = ((pos > 0).astype(np.int64) << np.arange(letters)).sum(axis=1)
+        nodes = self.nodes if self.nodes.dtype.itemsize == 4 else self.nodes.view(np.int64)
+        lay = self.layout
+        inputs = (nodes, self.tracking.astype(np.int32), pos.astype(np.uint8).ravel(), set_mask, letters,
+                  lay.first_child_bits, lay.child_set_bits, lay.eow_shift)
+        return Walk(kernels.adtdawg_board, "adtdawg_batch", inputs, self.word_count + 1)
 
     def fields(self):
         """(first child, child-set index, end-of-word) of every node, as int64 arrays."""

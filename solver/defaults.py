@@ -1,0 +1,48 @@
+"""The shipped default lexicon, compiled once into a per-user cache on first use."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from importlib.resources import files
+from pathlib import Path
+
+from .formats import MANIFEST_FILE
+
+DEFAULT_WORD_LIST = "sowpods.txt"
+DEFAULT_CHARSET = 26
+
+
+def default_word_list() -> Path:
+    """The word list shipped in the package (lexicons/ in the repository)."""
+    return Path(str(files("solver.lexicons") / DEFAULT_WORD_LIST))
+
+
+def cache_root() -> Path:
+    """$BOGGLE_DAWG_CACHE, else $XDG_CACHE_HOME/boggle-dawg, else ~/.cache/boggle-dawg."""
+    if os.environ.get("BOGGLE_DAWG_CACHE"):
+        return Path(os.environ["BOGGLE_DAWG_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "boggle-dawg"
+
+
+def default_lexicon_dir(announce=None) -> Path:
+    """The compiled default lexicon, building it first if this word list has no build yet.
+
+    The cache key is the word list's SHA-256 and the tool version, so an edited
+    list or a new format version gets a fresh build; `announce(message)` is told
+    when a build starts.
+    """
+    from . import __version__
+
+    source = default_word_list()
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    out = cache_root() / f"{source.stem}-{DEFAULT_CHARSET}-{digest}-v{__version__}"
+    if not (out / MANIFEST_FILE).is_file():
+        from compiler.build import build_lexicon
+        from .charset import ranked
+
+        if announce:
+            announce(f"compiling the default lexicon {source.name} into {out} (once)")
+        build_lexicon(source, ranked(DEFAULT_CHARSET), out)
+    return out

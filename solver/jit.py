@@ -1,0 +1,96 @@
+"""Compile the walks of `solver.kernels` with numba, cached on disk, for batch scoring.
+
+Importing this module imports numba (about 0.2 s); the single-board path
+never does. The kernels stay plain Python functions: compiled code calls
+them through numba overloads, and `popcount` becomes the CPU instruction.
+The batch drivers below loop over boards inside compiled code and release
+the GIL, so threads score chunks of a batch in parallel.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numba
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic, overload
+
+from . import kernels as k
+
+_OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))  # zero input: never passed
+
+    return x(x), codegen
+
+
+@overload(k.popcount)
+def _popcount(x):
+    return lambda x: _ctpop(x)
+
+
+@overload(k.lowest_bit)
+def _lowest_bit(x):
+    return lambda x: _cttz(x)
+
+
+def _compiled_in_place(func):
+    """Let compiled kernels call the plain function `func`, compiled where it is used."""
+    def typer(*args):
+        return func
+
+    typer.__signature__ = inspect.signature(func)
+    overload(func, jit_options=_OPTIONS)(typer)
+
+
+for _func in (k.record, k.trie_board, k.dawg_board, k.adtdawg_board):
+    _compiled_in_place(_func)
+
+
+@numba.njit(**_OPTIONS)
+def trie_batch(nodes, boards, cell_lens, nbr_bits, nbr_masks, card, stack, stamps, first_stamp, scores):
+    found = stack[:0]
+    count = stack[:1]
+    for b in range(boards.shape[0]):
+        scores[b] = k.trie_board(nodes, boards[b], cell_lens[b], nbr_bits, nbr_masks[b], card, stack,
+                                 stamps, first_stamp + b, found, 0, 0, count)
+
+
+@numba.njit(**_OPTIONS)
+def dawg_batch(states, edges, boards, cell_lens, nbr_bits, nbr_masks, card, stack, stamps, first_stamp,
+               scores):
+    found = stack[:0]
+    count = stack[:1]
+    for b in range(boards.shape[0]):
+        scores[b] = k.dawg_board(states, edges, boards[b], cell_lens[b], nbr_bits, nbr_masks[b], card,
+                                 stack, stamps, first_stamp + b, found, 0, 0, count)
+
+
+@numba.njit(**_OPTIONS)
+def adtdawg_batch(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits, eow_shift, boards,
+                  cell_lens, nbr_bits, nbr_masks, card, stack, stamps, first_stamp, scores):
+    found = stack[:0]
+    count = stack[:1]
+    for b in range(boards.shape[0]):
+        scores[b] = k.adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits,
+                                    eow_shift, boards[b], cell_lens[b], nbr_bits, nbr_masks[b], card,
+                                    stack, stamps, first_stamp + b, found, 0, 0, count)

@@ -1,0 +1,306 @@
+"""The board walks, one per format, written once for two engines.
+
+Each function here is plain Python over flat integer sequences, in the subset
+numba compiles. `solver.jit` compiles them (cached on disk) for batch work; a
+single board runs them directly in CPython on Python lists, which costs
+milliseconds but avoids numba's ~0.2 s import and cache load.
+
+A walk is an explicit-stack depth-first search (no recursion: numba's disk
+cache cannot hold recursive functions, numba issue 6061). Cells used by the
+current path are bits of `used`. Word identity comes from the format: trie
+node id, DAWG rank (sum of edge skips) or ADTDAWG tracking marker; a per-word
+stamp equal to the board's stamp marks a word already counted, so nothing is
+cleared between boards.
+
+The current path position lives in local variables; only ancestors sit on
+the stack. Unvisited neighbours of a position are a bit set of cells
+(`todo`), taken lowest bit first.
+
+Shared arguments (all flat, all integers):
+  board      letter index of each cell; NO_LETTER for a cell no word can use
+  cell_len   letters on each cell (2 for the Qu die)
+  nbr_bits   bit set of the neighbour cells of each cell
+  nbr_mask   bit set of the letters around each cell (lets a walk skip dead ends)
+  card       points by word length in letters
+  stack      work space of FRAME * cells integers
+  stamps     one stamp per word id; `stamp` is this board's
+  found      with capacity > 0, rows of `width` integers (word id, letters,
+             path cells..., -1 padding) for each new word; found_count[0]
+             counts new words even past the capacity
+"""
+
+NO_LETTER = 63        # a letter index no mask bit ever matches
+INDEX_MASK = 0xFFFFFFFF
+LETTER_MASK = (1 << 26) - 1
+FRAME = 6             # stack integers per path position
+
+
+def popcount(x):
+    """Set bits of a non-negative int (numba: compiled to the CPU's popcount)."""
+    return x.bit_count()
+
+
+def lowest_bit(x):
+    """Index of the lowest set bit of a non-zero int (numba: count trailing zeros)."""
+    return (x & -x).bit_length() - 1
+
+
+def record(found, capacity, width, found_count, stack, sp, cell, nb, word_id, length):
+    """Append a new word: path = stack cells of frames 0..sp-1, `cell`, then `nb` unless < 0."""
+    row = found_count[0]
+    found_count[0] = row + 1
+    if row < capacity:
+        base = row * width
+        found[base] = word_id
+        found[base + 1] = length
+        for d in range(sp):
+            found[base + 2 + d] = stack[d * FRAME]
+        found[base + 2 + sp] = cell
+        end = base + 3 + sp
+        if nb >= 0:
+            found[end] = nb
+            end += 1
+        for k in range(end, base + width):
+            found[k] = -1
+
+
+def trie_board(nodes, board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, stamp,
+               found, capacity, width, found_count):
+    """Score one board on a trie (node words as signed int64; a word's id is its node)."""
+    score = 0
+    root = nodes[0]
+    root_first = root & INDEX_MASK
+    root_mask = (root >> 32) & LETTER_MASK
+    for start in range(len(board)):
+        letter = board[start]
+        if not (root_mask >> letter) & 1:
+            continue
+        node = root_first + popcount(root_mask & ((1 << letter) - 1))
+        word = nodes[node]
+        length = cell_len[start]
+        if word < 0 and stamps[node] != stamp:
+            stamps[node] = stamp
+            score += card[length]
+            if capacity:
+                record(found, capacity, width, found_count, stack, 0, start, -1, node, length)
+        mask = (word >> 32) & LETTER_MASK
+        if not mask & nbr_mask[start]:
+            continue
+        # the current position: cell, neighbours to try, first child, child letters, letters so far
+        cell = start
+        todo = nbr_bits[start]
+        first = word & INDEX_MASK
+        used = 1 << start
+        sp = 0
+        while True:
+            if todo:
+                nb = lowest_bit(todo)
+                todo &= todo - 1
+                letter = board[nb]
+                if not (mask >> letter) & 1:
+                    continue
+                node = first + popcount(mask & ((1 << letter) - 1))
+                word = nodes[node]
+                child_length = length + cell_len[nb]
+                if word < 0 and stamps[node] != stamp:
+                    stamps[node] = stamp
+                    score += card[child_length]
+                    if capacity:
+                        record(found, capacity, width, found_count, stack, sp, cell, nb, node, child_length)
+                child_mask = (word >> 32) & LETTER_MASK
+                if child_mask & nbr_mask[nb]:
+                    top = sp * FRAME
+                    stack[top] = cell
+                    stack[top + 1] = todo
+                    stack[top + 2] = first
+                    stack[top + 3] = mask
+                    stack[top + 4] = length
+                    sp += 1
+                    cell = nb
+                    used |= 1 << nb
+                    todo = nbr_bits[nb] & ~used
+                    first = word & INDEX_MASK
+                    mask = child_mask
+                    length = child_length
+            elif sp:
+                used ^= 1 << cell
+                sp -= 1
+                top = sp * FRAME
+                cell = stack[top]
+                todo = stack[top + 1]
+                first = stack[top + 2]
+                mask = stack[top + 3]
+                length = stack[top + 4]
+            else:
+                break
+    return score
+
+
+def dawg_board(states, edges, board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, stamp,
+               found, capacity, width, found_count):
+    """Score one board on a DAWG (states and edges as int64; a word's id is its rank)."""
+    score = 0
+    root = states[0]
+    root_first = root & INDEX_MASK
+    root_mask = (root >> 32) & LETTER_MASK
+    for start in range(len(board)):
+        letter = board[start]
+        if not (root_mask >> letter) & 1:
+            continue
+        edge = edges[root_first + popcount(root_mask & ((1 << letter) - 1))]
+        rank = edge >> 32
+        word = states[edge & INDEX_MASK]
+        length = cell_len[start]
+        if word < 0 and stamps[rank] != stamp:
+            stamps[rank] = stamp
+            score += card[length]
+            if capacity:
+                record(found, capacity, width, found_count, stack, 0, start, -1, rank, length)
+        mask = (word >> 32) & LETTER_MASK
+        if not mask & nbr_mask[start]:
+            continue
+        # the current position: cell, neighbours to try, first edge, edge letters, letters, rank
+        cell = start
+        todo = nbr_bits[start]
+        first = word & INDEX_MASK
+        used = 1 << start
+        sp = 0
+        while True:
+            if todo:
+                nb = lowest_bit(todo)
+                todo &= todo - 1
+                letter = board[nb]
+                if not (mask >> letter) & 1:
+                    continue
+                edge = edges[first + popcount(mask & ((1 << letter) - 1))]
+                child_rank = rank + (edge >> 32)
+                word = states[edge & INDEX_MASK]
+                child_length = length + cell_len[nb]
+                if word < 0 and stamps[child_rank] != stamp:
+                    stamps[child_rank] = stamp
+                    score += card[child_length]
+                    if capacity:
+                        record(found, capacity, width, found_count, stack, sp, cell, nb, child_rank,
+                               child_length)
+                child_mask = (word >> 32) & LETTER_MASK
+                if child_mask & nbr_mask[nb]:
+                    top = sp * FRAME
+                    stack[top] = cell
+                    stack[top + 1] = todo
+                    stack[top + 2] = first
+                    stack[top + 3] = mask
+                    stack[top + 4] = length
+                    stack[top + 5] = rank
+                    sp += 1
+                    cell = nb
+                    used |= 1 << nb
+                    todo = nbr_bits[nb] & ~used
+                    first = word & INDEX_MASK
+                    mask = child_mask
+                    length = child_length
+                    rank = child_rank
+            elif sp:
+                used ^= 1 << cell
+                sp -= 1
+                top = sp * FRAME
+                cell = stack[top]
+                todo = stack[top + 1]
+                first = stack[top + 2]
+                mask = stack[top + 3]
+                length = stack[top + 4]
+                rank = stack[top + 5]
+            else:
+                break
+    return score
+
+
+def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits, eow_shift,
+                  board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, stamp,
+                  found, capacity, width, found_count):
+    """Score one board on an ADTDAWG; a word's id is its tracking marker.
+
+    positions[child set * letters + letter] is the 1-based place of the
+    letter's child in the child block, decoded once from the child-set words;
+    set_mask[child set] is its letter mask. The start node of letter i is i + 1.
+    """
+    score = 0
+    fc_mask = (1 << fc_bits) - 1
+    cs_mask = (1 << cs_bits) - 1
+    for start in range(len(board)):
+        letter = board[start]
+        if letter >= letters:
+            continue
+        node = letter + 1
+        word = nodes[node]
+        marker = tracking[node]
+        length = cell_len[start]
+        eow = (word >> eow_shift) & 1
+        if eow and stamps[marker] != stamp:
+            stamps[marker] = stamp
+            score += card[length]
+            if capacity:
+                record(found, capacity, width, found_count, stack, 0, start, -1, marker, length)
+        child_set = (word >> fc_bits) & cs_mask
+        if not set_mask[child_set] & nbr_mask[start]:
+            continue
+        # the current position: cell, neighbours to try, first child, row of its child set
+        # in `positions`, letters so far, and marker base = marker - eow - T[first child]
+        # (a child's marker is base + T[child])
+        cell = start
+        todo = nbr_bits[start]
+        first = word & fc_mask
+        row = child_set * letters
+        base = marker - eow - tracking[first]
+        used = 1 << start
+        sp = 0
+        while True:
+            if todo:
+                nb = lowest_bit(todo)
+                todo &= todo - 1
+                letter = board[nb]
+                if letter >= letters:
+                    continue
+                place = positions[row + letter]
+                if place == 0:
+                    continue
+                node = first + place - 1
+                word = nodes[node]
+                marker = base + tracking[node]
+                child_length = length + cell_len[nb]
+                eow = (word >> eow_shift) & 1
+                if eow and stamps[marker] != stamp:
+                    stamps[marker] = stamp
+                    score += card[child_length]
+                    if capacity:
+                        record(found, capacity, width, found_count, stack, sp, cell, nb, marker,
+                               child_length)
+                child_set = (word >> fc_bits) & cs_mask
+                if set_mask[child_set] & nbr_mask[nb]:
+                    top = sp * FRAME
+                    stack[top] = cell
+                    stack[top + 1] = todo
+                    stack[top + 2] = first
+                    stack[top + 3] = row
+                    stack[top + 4] = length
+                    stack[top + 5] = base
+                    sp += 1
+                    cell = nb
+                    used |= 1 << nb
+                    todo = nbr_bits[nb] & ~used
+                    first = word & fc_mask
+                    row = child_set * letters
+                    base = marker - eow - tracking[first]
+                    length = child_length
+            elif sp:
+                used ^= 1 << cell
+                sp -= 1
+                top = sp * FRAME
+                cell = stack[top]
+                todo = stack[top + 1]
+                first = stack[top + 2]
+                row = stack[top + 3]
+                length = stack[top + 4]
+                base = stack[top + 5]
+            else:
+                break
+    return score
