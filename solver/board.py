@@ -1,28 +1,30 @@
-"""Boards: notation, geometry, the score card.
+"""Boards: notation, geometry, cell codes, the score card.
 
-Notation: the letters row by row, one letter per cell, any case; 'q' is the
-Qu die and '.' a cell without a letter (a blank die face). Rows may be
-separated by '/', ',', spaces or new lines, which also gives the size;
-otherwise the size is square or set with `--size RxC` (1..8 each).
+Notation: the cells row by row, any case. A letter is one cell; 'q' is the
+Qu die; '(th)' is a cell whose face shows two letters (as on Super Big
+Boggle's Th, In, Er, He, An die); '.' is a blank face. Rows may be separated
+by '/', ',', spaces or new lines, which also gives the size; otherwise the
+board is square or its size is given as RxC (1..8 each).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
 from .charset import Charset
 from .errors import DawgError
-from .kernels import NO_LETTER
+from .kernels import NO_LETTER, SECOND
 
 MAX_SIDE = 8
 BLANK = "."
 CARD = (0, 0, 0, 1, 1, 2, 3, 5)  # points by length in letters; 8 or more letters score 11
 LONG_WORD_POINTS = 11
 _SEPARATORS = re.compile(r"[\s/,]+")
+_CELL = re.compile(r"\(([a-z]{1,2})\)|([a-z.])")
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 
 
@@ -32,7 +34,7 @@ def points(length: int) -> int:
 
 
 def card_table(cells: int) -> np.ndarray:
-    """Points for every length a path over `cells` cells can spell (Qu counts two)."""
+    """Points for every length a path over `cells` cells can spell (two letters per cell at most)."""
     return np.array([points(n) for n in range(2 * cells + 1)], np.int64)
 
 
@@ -44,6 +46,10 @@ class Shape:
     @property
     def cells(self) -> int:
         return self.rows * self.cols
+
+    @property
+    def square(self) -> bool:
+        return self.rows == self.cols
 
     def __str__(self) -> str:
         return f"{self.rows}x{self.cols}"
@@ -59,118 +65,246 @@ def parse_size(text: str) -> Shape:
     return shape
 
 
+def face_token(face: str) -> str:
+    """How a face is written in board notation: 'a', 'q' (Qu), '(th)', '.' (blank)."""
+    if face == "qu":
+        return "q"
+    if len(face) == 2:
+        return f"({face})"
+    return face or BLANK
+
+
 @dataclass(frozen=True)
 class Board:
-    """Cells row by row as lower-case letters ('q' = Qu, '.' = blank) and the shape."""
+    """A board: its cells' faces row by row ('a', 'qu', 'th', or '' for blank) and its shape."""
 
-    letters: str
+    faces: tuple[str, ...]
     shape: Shape
 
+    @cached_property
+    def notation(self) -> str:
+        """Canonical notation: cells without separators, rows split by '/' unless square."""
+        tokens = [face_token(f) for f in self.faces]
+        if self.shape.square:
+            return "".join(tokens)
+        cols = self.shape.cols
+        return "/".join("".join(tokens[r * cols:(r + 1) * cols]) for r in range(self.shape.rows))
+
     def __str__(self) -> str:
-        return self.letters
+        return self.notation
+
+    @cached_property
+    def single_letters(self) -> bool:
+        """True when every cell is one letter, Qu or blank (the fast encoding path)."""
+        return all(len(f) == 1 or f == "qu" for f in self.faces)
 
     def cell_text(self, cell: int) -> str:
-        """How a cell reads: 'Qu' for the Qu die, the upper-case letter otherwise."""
-        ch = self.letters[cell]
-        return "Qu" if ch == "q" else ch.upper()
+        """How a cell reads on the die: 'Qu', 'Th', 'A', or '.' for a blank."""
+        face = self.faces[cell]
+        return face.capitalize() if face else BLANK
 
     def grid(self) -> str:
-        """The board as rows of cells, Qu spelled out."""
+        """The board as rows of cells, Qu and two-letter faces spelled out."""
+        cols = self.shape.cols
+        wide = max(len(self.cell_text(c)) for c in range(self.shape.cells))
         rows = []
         for r in range(self.shape.rows):
-            cells = [self.cell_text(r * self.shape.cols + c) for c in range(self.shape.cols)]
-            rows.append(" ".join(f"{cell:<2}" for cell in cells).rstrip())
+            cells = [self.cell_text(r * cols + c) for c in range(cols)]
+            rows.append(" ".join(f"{cell:<{wide}}" for cell in cells).rstrip())
         return "\n".join(rows)
 
     def spell(self, path) -> str:
-        """The word a path of cells spells, Qu expanded."""
-        return "".join(self.letters[c] for c in path).replace("q", "qu")
+        """The word a path of cells spells."""
+        return "".join(self.faces[c] for c in path)
+
+
+def _faces_of(row: str, shown: str) -> list[str]:
+    faces = []
+    at = 0
+    while at < len(row):
+        match = _CELL.match(row, at)
+        if not match:
+            ch = row[at]
+            raise DawgError(f"board {shown!r}: {ch!r} is not a cell (use a-z, 'q' for Qu, "
+                            f"'(th)' for a two-letter face, '.' for a blank)")
+        pair, single = match.groups()
+        if pair is not None:
+            if "q" in pair and pair != "qu":
+                raise DawgError(f"board {shown!r}: face '({pair})': 'q' is written alone, as the Qu die")
+            faces.append(pair if len(pair) == 2 else ("qu" if pair == "q" else pair))
+        else:
+            faces.append("qu" if single == "q" else ("" if single == BLANK else single))
+        at = match.end()
+    return faces
 
 
 def parse_board(text: str, shape: Shape | None = None) -> Board:
     """A board from its notation; the size comes from `shape`, row separators or squareness."""
-    rows = [r for r in _SEPARATORS.split(text.strip()) if r]
-    letters = "".join(rows).lower()
-    shown = text.strip() if len(text.strip()) <= 40 else text.strip()[:37] + "..."
-    bad = sorted({ch for ch in letters if not (ch.isascii() and ch.isalpha()) and ch != BLANK})
-    if not letters:
+    stripped = text.strip()
+    shown = stripped if len(stripped) <= 40 else stripped[:37] + "..."
+    rows = [_faces_of(r, shown) for r in _SEPARATORS.split(stripped.lower()) if r]
+    faces = tuple(f for row in rows for f in row)
+    if not faces:
         raise DawgError("board: empty")
-    if bad:
-        raise DawgError(f"board {shown!r}: {' '.join(repr(ch) for ch in bad)} not a letter "
-                        f"(use a-z, 'q' for Qu, '.' for a blank cell)")
     if shape is None:
         if len(rows) > 1:
             if len({len(r) for r in rows}) != 1:
                 raise DawgError(f"board {shown!r}: rows have different lengths")
             shape = Shape(len(rows), len(rows[0]))
         else:
-            side = int(round(len(letters) ** 0.5))
-            if side * side != len(letters):
-                raise DawgError(f"board {shown!r}: {len(letters)} cells is not square; give --size RxC")
+            side = int(round(len(faces) ** 0.5))
+            if side * side != len(faces):
+                raise DawgError(f"board {shown!r}: {len(faces)} cells is not square; give the size RxC")
             shape = Shape(side, side)
     if not (1 <= shape.rows <= MAX_SIDE and 1 <= shape.cols <= MAX_SIDE):
         raise DawgError(f"board {shown!r}: size {shape} is outside 1x1 .. {MAX_SIDE}x{MAX_SIDE}")
-    if len(letters) != shape.cells:
-        raise DawgError(f"board {shown!r}: {len(letters)} cells, size {shape} needs {shape.cells}")
-    return Board(letters, shape)
+    if len(faces) != shape.cells:
+        raise DawgError(f"board {shown!r}: {len(faces)} cells, size {shape} needs {shape.cells}")
+    return Board(faces, shape)
 
 
 @lru_cache(maxsize=None)
-def neighbours(shape: Shape) -> tuple[np.ndarray, np.ndarray]:
-    """(nbr, deg): the neighbours of cell c are nbr[8c .. 8c + deg[c] - 1], in reading order."""
-    n = shape.cells
-    nbr = np.zeros(n * 8, np.int64)
-    deg = np.zeros(n, np.int64)
-    for cell in range(n):
+def neighbours(shape: Shape) -> tuple[tuple[int, ...], ...]:
+    """The neighbour cells of each cell, in reading order."""
+    out = []
+    for cell in range(shape.cells):
         r, c = divmod(cell, shape.cols)
-        for dr in (-1, 0, 1):
-            for dc in (-1, 0, 1):
-                rr, cc = r + dr, c + dc
-                if (dr or dc) and 0 <= rr < shape.rows and 0 <= cc < shape.cols:
-                    nbr[cell * 8 + deg[cell]] = rr * shape.cols + cc
-                    deg[cell] += 1
-    nbr.flags.writeable = False
-    deg.flags.writeable = False
-    return nbr, deg
+        out.append(tuple(rr * shape.cols + cc
+                         for rr in (r - 1, r, r + 1) for cc in (c - 1, c, c + 1)
+                         if (rr, cc) != (r, c) and 0 <= rr < shape.rows and 0 <= cc < shape.cols))
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def neighbour_bits(shape: Shape) -> tuple[int, ...]:
+    """Bit set of the neighbours of each cell, then of all cells (the walk's virtual root)."""
+    return tuple(sum(1 << nb for nb in cell) for cell in neighbours(shape)) + ((1 << shape.cells) - 1,)
 
 
 def letter_table(charset: Charset) -> np.ndarray:
-    """Byte -> letter index for board text; NO_LETTER for blanks and letters outside the charset."""
+    """Byte -> cell code for one-letter notation; NO_LETTER for blanks and letters outside the charset."""
     table = np.full(256, NO_LETTER, np.int64)
     for i, ch in enumerate(charset.letters):
         table[ord(ch)] = i
     return table
 
 
+def _face_code(face: str, charset: Charset) -> int:
+    """Cell code of a face, or -1 if it uses a letter outside the charset."""
+    if not face:
+        return NO_LETTER
+    if face == "qu" or len(face) == 1:
+        index = charset.letters.find(face[0])
+        return index if index >= 0 else -1
+    first, second = charset.letters.find(face[0]), charset.letters.find(face[1])
+    return first + SECOND * (second + 1) if first >= 0 and second >= 0 else -1
+
+
 def encode(boards: list[Board], charset: Charset, skip_foreign: bool = False) -> np.ndarray:
-    """(B, cells) letter indices of same-shape boards; letters outside the charset are an error
-    unless `skip_foreign`, which makes those cells unusable like blanks."""
+    """(B, cells) cell codes of same-shape boards. A letter outside the charset is an error
+    unless `skip_foreign`, which makes its cell unusable, like a blank."""
     if not boards:
         return np.zeros((0, 0), np.int64)
-    text = "".join(b.letters for b in boards).encode("ascii")
-    codes = letter_table(charset)[np.frombuffer(text, np.uint8)].reshape(len(boards), -1)
-    if not skip_foreign:
-        foreign = (codes == NO_LETTER) & (np.frombuffer(text, np.uint8).reshape(codes.shape) != ord(BLANK))
-        if foreign.any():
+    cells = boards[0].shape.cells
+    codes = np.empty((len(boards), cells), np.int64)
+    simple = [i for i, b in enumerate(boards) if b.single_letters]
+    if simple:
+        text = "".join(boards[i].notation.replace("/", "") for i in simple).encode("ascii")
+        raw = np.frombuffer(text, np.uint8).reshape(len(simple), cells)
+        table = letter_table(charset)
+        simple_codes = table[raw]
+        simple_codes[(simple_codes == NO_LETTER) & (raw != ord(BLANK))] = -1
+        codes[simple] = simple_codes
+    for i, b in enumerate(boards):
+        if not b.single_letters:
+            codes[i] = [_face_code(f, charset) for f in b.faces]
+    foreign = codes < 0
+    if foreign.any():
+        if not skip_foreign:
             b, cell = map(int, np.argwhere(foreign)[0])
-            letter = boards[b].letters[cell]
-            raise DawgError(f"board {boards[b].letters!r}: letter {letter.upper()!r} is not in the lexicon's "
+            face = boards[b].cell_text(cell)
+            raise BoardError(b, f"board {boards[b].notation!r}: {face!r} uses a letter outside the lexicon's "
                             f"charset {charset.letters.upper()} (--skip-foreign scores the other cells)")
+        codes[foreign] = NO_LETTER
     return codes
 
 
+class BoardError(DawgError):
+    """A bad board in a batch; `index` is its position, so callers can name the line."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
+                 skip_foreign: bool = False) -> dict[Shape, tuple[np.ndarray, np.ndarray]]:
+    """Cell codes of boards in notation, grouped by shape: {shape: (indices, codes)}.
+
+    Plain boards (letters only, no separators) take a vectorised path with no
+    Board objects; anything else is parsed one by one. A bad board raises
+    BoardError with its index.
+    """
+    table = letter_table(charset)
+    table[np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", np.uint8)] = table[np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", np.uint8)]
+    known = np.zeros(256, bool)
+    known[np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", np.uint8)] = True
+    plain: dict[Shape, list[int]] = {}
+    parsed: dict[Shape, list[tuple[int, Board]]] = {}
+    for i, text in enumerate(texts):
+        if text.isascii() and text.isalpha():
+            size = shape or _square(len(text))
+            if size is not None and size.cells == len(text):
+                plain.setdefault(size, []).append(i)
+                continue
+        try:
+            board = parse_board(text, shape)
+        except DawgError as err:
+            raise BoardError(i, str(err)) from None
+        parsed.setdefault(board.shape, []).append((i, board))
+    groups: dict[Shape, tuple[np.ndarray, np.ndarray]] = {}
+    for size, indices in plain.items():
+        raw = np.frombuffer("".join(texts[i] for i in indices).encode("ascii"), np.uint8).reshape(len(indices), -1)
+        codes = table[raw]
+        bad = (codes == NO_LETTER) & known[raw]
+        if bad.any():
+            if not skip_foreign:
+                row, cell = map(int, np.argwhere(bad)[0])
+                text = texts[indices[row]]
+                raise BoardError(indices[row], f"board {text!r}: {text[cell].upper()!r} uses a letter outside "
+                                 f"the lexicon's charset {charset.letters.upper()} (--skip-foreign scores "
+                                 f"the other cells)")
+        groups[size] = (np.array(indices, np.int64), codes)
+    for size, items in parsed.items():
+        try:
+            codes = encode([b for _, b in items], charset, skip_foreign)
+        except BoardError as err:
+            raise BoardError(items[err.index][0], str(err)) from None
+        indices = np.array([i for i, _ in items], np.int64)
+        if size in groups:
+            old_indices, old_codes = groups[size]
+            indices, codes = np.concatenate([old_indices, indices]), np.concatenate([old_codes, codes])
+        groups[size] = (indices, codes)
+    return groups
+
+
+def _square(cells: int) -> Shape | None:
+    side = int(round(cells ** 0.5))
+    return Shape(side, side) if side * side == cells and 1 <= side <= MAX_SIDE else None
+
+
 def cell_lengths(codes: np.ndarray, charset: Charset) -> np.ndarray:
-    """Letters on each cell: 2 on the Qu die, else 1."""
+    """Letters on each cell: 2 on Qu and two-letter faces, else 1."""
     q = charset.letters.find("q")
-    return np.where(codes == q, 2, 1).astype(np.int64) if q >= 0 else np.ones_like(codes)
+    return np.where((codes == q) | (codes > NO_LETTER), 2, 1).astype(np.int64)
 
 
 def neighbour_masks(codes: np.ndarray, shape: Shape) -> np.ndarray:
-    """For each board and cell, the bit set of letters on its neighbours."""
-    nbr, deg = neighbours(shape)
-    n = shape.cells
-    slots = nbr.reshape(n, 8)
-    valid = np.arange(8)[None, :] < deg[:, None]
-    letters = codes[:, slots]                                   # (B, n, 8)
-    bits = np.where(valid[None] & (letters != NO_LETTER), np.left_shift(1, letters), 0)
-    return np.bitwise_or.reduce(bits, axis=2)
+    """For each board and cell, the bit set of the first letters on its neighbours."""
+    first = codes & NO_LETTER
+    bits = np.where(first != NO_LETTER, np.left_shift(1, first), 0)
+    masks = np.zeros(codes.shape, np.int64)
+    for cell, around in enumerate(neighbours(shape)):
+        if around:
+            masks[:, cell] = np.bitwise_or.reduce(bits[:, list(around)], axis=1)
+    return masks

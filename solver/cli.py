@@ -17,7 +17,7 @@ from typing import Iterator, Optional
 
 import typer
 
-from .board import Board, Shape, parse_board, parse_size
+from .board import Board, BoardError, Shape, parse_board, parse_size
 from .errors import DawgError, run_cli
 from .lexicon import Lexicon, open_lexicon
 
@@ -59,7 +59,7 @@ def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, 
     if as_json:
         words = [{"word": f.word, "points": f.points,
                   **({"path": [_cell_name(board, c) for c in f.path]} if show_paths else {})} for f in found]
-        print(json.dumps({"board": board.letters, "size": str(board.shape), "score": score, "words": words}))
+        print(json.dumps({"board": board.notation, "size": str(board.shape), "score": score, "words": words}))
         return
     print(board.grid())
     print(f"{score} points, {len(found)} words")
@@ -69,9 +69,9 @@ def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, 
             print(f"{f.points:3}  {f.word}{path}")
 
 
-def read_boards(source: str, shape: Optional[Shape]) -> Iterator[list[Board]]:
-    """Boards from a file or '-' (stdin), one per line ('#' comments and blank lines skipped), in blocks."""
-    name = "stdin" if source == "-" else source
+def read_boards(source: str) -> Iterator[tuple[list[str], list[int]]]:
+    """Boards from a file or '-' (stdin), one per line ('#' comments and blank lines skipped),
+    in blocks of (texts, line numbers)."""
     try:
         stream = sys.stdin if source == "-" else open(source, encoding="utf-8", errors="strict")
     except FileNotFoundError:
@@ -80,31 +80,31 @@ def read_boards(source: str, shape: Optional[Shape]) -> Iterator[list[Board]]:
         raise DawgError(f"{source}: is a directory") from None
     except OSError as err:
         raise DawgError(f"{source}: cannot read ({err.strerror})") from None
-    block: list[Board] = []
+    texts: list[str] = []
+    lines: list[int] = []
     try:
         for number, line in enumerate(stream, 1):
             text = line.strip()
             if not text or text.startswith("#"):
                 continue
-            try:
-                block.append(parse_board(text, shape))
-            except DawgError as err:
-                raise DawgError(f"{name} line {number}: {err}") from None
-            if len(block) == BLOCK:
-                yield block
-                block = []
+            texts.append(text)
+            lines.append(number)
+            if len(texts) == BLOCK:
+                yield texts, lines
+                texts, lines = [], []
     except UnicodeDecodeError:
-        raise DawgError(f"{name}: not UTF-8 text") from None
+        raise DawgError(f"{'stdin' if source == '-' else source}: not UTF-8 text") from None
     finally:
         if stream is not sys.stdin:
             stream.close()
-    if block:
-        yield block
+    if texts:
+        yield texts, lines
 
 
 def score_stream(lex: Lexicon, source: str, shape: Optional[Shape], jobs: int, as_json: bool,
                  skip_foreign: bool, quiet: bool) -> None:
     """Score every board of a batch and print one result per line, in input order."""
+    name = "stdin" if source == "-" else source
     show_progress = not quiet and sys.stderr.isatty()
     total = 0
     started = time.perf_counter()
@@ -117,16 +117,18 @@ def score_stream(lex: Lexicon, source: str, shape: Optional[Shape], jobs: int, a
         progress.start()
         task = progress.add_task("boards", total=None)
     try:
-        for block in read_boards(source, shape):
-            scores = lex.score_many(block, jobs=jobs, skip_foreign=skip_foreign,
-                                    progress=(lambda n: progress.advance(task, n)) if progress else None)
+        for texts, lines in read_boards(source):
+            try:
+                scores = lex.score_many(texts, jobs=jobs, skip_foreign=skip_foreign, shape=shape,
+                                        progress=(lambda n: progress.advance(task, n)) if progress else None)
+            except BoardError as err:
+                raise DawgError(f"{name} line {lines[err.index]}: {err}") from None
             if as_json:
-                out = "".join(json.dumps({"board": b.letters, "size": str(b.shape), "score": int(s)}) + "\n"
-                              for b, s in zip(block, scores))
+                out = "".join(json.dumps({"board": t, "score": int(s)}) + "\n" for t, s in zip(texts, scores))
             else:
                 out = "".join(f"{s}\n" for s in scores.tolist())
             sys.stdout.write(out)
-            total += len(block)
+            total += len(texts)
     finally:
         if progress:
             progress.stop()

@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import kernels
-from .board import Board, Shape, card_table, cell_lengths, encode, neighbour_masks, neighbours, points
+from .board import Board, Shape, card_table, cell_lengths, encode, neighbour_bits, neighbour_masks, points
 from .charset import Charset
 
 FOUND_PER_CELL = 256  # room for words found per board cell before a rerun with more
@@ -42,14 +42,9 @@ class Walk:
     id_count: int      # stamps needed: word ids are 0..id_count-1
 
 
-def neighbour_bits(shape: Shape) -> np.ndarray:
-    """Bit set of neighbour cells of each cell (int64; cell 63 is the sign bit)."""
-    nbr, deg = neighbours(shape)
-    bits = np.zeros(shape.cells, np.uint64)
-    for cell in range(shape.cells):
-        for nb in nbr[cell * 8: cell * 8 + deg[cell]]:
-            bits[cell] |= np.uint64(1) << np.uint64(nb)
-    return bits.view(np.int64)
+def _neighbour_bits_array(shape: Shape) -> np.ndarray:
+    """`neighbour_bits` as int64 for compiled code (cell 63 is the sign bit)."""
+    return np.array(neighbour_bits(shape), np.uint64).view(np.int64)
 
 
 def python_inputs(values: tuple) -> tuple:
@@ -63,8 +58,7 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, skip_fo
     """Score one board in plain Python; with want_words also list each word found and a path."""
     codes = encode([board], charset, skip_foreign)
     cells = board.shape.cells
-    board_args = (codes[0].tolist(), cell_lengths(codes, charset)[0].tolist(),
-                  [int(b) & (2**64 - 1) for b in neighbour_bits(board.shape).tolist()],
+    board_args = (codes[0].tolist(), cell_lengths(codes, charset)[0].tolist(), neighbour_bits(board.shape),
                   neighbour_masks(codes, board.shape)[0].tolist(), card_table(cells).tolist())
     width = cells + 2
     capacity = FOUND_PER_CELL * cells if want_words else 0
@@ -106,11 +100,13 @@ def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset, j
         raise ValueError(f"codes must have shape (boards, {shape.cells})")
     if len(codes) == 0:
         return np.zeros(0, np.int64)
-    if ((codes < 0) | ((codes >= len(charset)) & (codes != kernels.NO_LETTER))).any():
-        raise ValueError(f"letter codes must be 0..{len(charset) - 1} or NO_LETTER")
+    first, second = codes & kernels.NO_LETTER, (codes >> 6) - 1
+    if ((codes < 0) | ((first >= len(charset)) & (first != kernels.NO_LETTER))
+            | (second >= len(charset)) | ((codes > kernels.NO_LETTER) & (first == kernels.NO_LETTER))).any():
+        raise ValueError("cell codes must be letter indices of the charset, two-letter codes or NO_LETTER")
     lens = cell_lengths(codes, charset)
     masks = neighbour_masks(codes, shape)
-    bits = neighbour_bits(shape)
+    bits = _neighbour_bits_array(shape)
     card = card_table(shape.cells)
     scores = np.zeros(len(codes), np.int64)
     batch = getattr(jit, walk.batch_name)

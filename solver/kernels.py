@@ -14,11 +14,16 @@ cleared between boards.
 
 The current path position lives in local variables; only ancestors sit on
 the stack. Unvisited neighbours of a position are a bit set of cells
-(`todo`), taken lowest bit first.
+(`todo`), taken lowest bit first. The walk starts from a virtual position
+at the root whose neighbours are all cells.
+
+A cell code is the letter index of its face, or NO_LETTER for a blank (or
+a letter outside the charset); a two-letter face such as "Th" has code
+first + 64 * (second + 1), and the walk steps through both letters.
 
 Shared arguments (all flat, all integers):
-  board      letter index of each cell; NO_LETTER for a cell no word can use
-  cell_len   letters on each cell (2 for the Qu die)
+  board      cell codes
+  cell_len   letters on each cell (2 for Qu, Th, ...)
   nbr_bits   bit set of the neighbour cells of each cell
   nbr_mask   bit set of the letters around each cell (lets a walk skip dead ends)
   card       points by word length in letters
@@ -30,6 +35,7 @@ Shared arguments (all flat, all integers):
 """
 
 NO_LETTER = 63        # a letter index no mask bit ever matches
+SECOND = 64           # code = first + SECOND * (second + 1) for a two-letter face
 INDEX_MASK = 0xFFFFFFFF
 LETTER_MASK = (1 << 26) - 1
 FRAME = 6             # stack integers per path position
@@ -46,21 +52,23 @@ def lowest_bit(x):
 
 
 def record(found, capacity, width, found_count, stack, sp, cell, nb, word_id, length):
-    """Append a new word: path = stack cells of frames 0..sp-1, `cell`, then `nb` unless < 0."""
+    """Append a new word whose path is the cells of frames 1..sp-1, `cell` (unless it is the
+    root's -1) and `nb`."""
     row = found_count[0]
     found_count[0] = row + 1
     if row < capacity:
         base = row * width
         found[base] = word_id
         found[base + 1] = length
-        for d in range(sp):
-            found[base + 2 + d] = stack[d * FRAME]
-        found[base + 2 + sp] = cell
-        end = base + 3 + sp
-        if nb >= 0:
-            found[end] = nb
-            end += 1
-        for k in range(end, base + width):
+        at = base + 2
+        for d in range(1, sp):
+            found[at] = stack[d * FRAME]
+            at += 1
+        if cell >= 0:
+            found[at] = cell
+            at += 1
+        found[at] = nb
+        for k in range(at + 1, base + width):
             found[k] = -1
 
 
@@ -68,150 +76,137 @@ def trie_board(nodes, board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, 
                found, capacity, width, found_count):
     """Score one board on a trie (node words as signed int64; a word's id is its node)."""
     score = 0
-    root = nodes[0]
-    root_first = root & INDEX_MASK
-    root_mask = (root >> 32) & LETTER_MASK
-    for start in range(len(board)):
-        letter = board[start]
-        if not (root_mask >> letter) & 1:
-            continue
-        node = root_first + popcount(root_mask & ((1 << letter) - 1))
-        word = nodes[node]
-        length = cell_len[start]
-        if word < 0 and stamps[node] != stamp:
-            stamps[node] = stamp
-            score += card[length]
-            if capacity:
-                record(found, capacity, width, found_count, stack, 0, start, -1, node, length)
-        mask = (word >> 32) & LETTER_MASK
-        if not mask & nbr_mask[start]:
-            continue
-        # the current position: cell, neighbours to try, first child, child letters, letters so far
-        cell = start
-        todo = nbr_bits[start]
-        first = word & INDEX_MASK
-        used = 1 << start
-        sp = 0
-        while True:
-            if todo:
-                nb = lowest_bit(todo)
-                todo &= todo - 1
-                letter = board[nb]
-                if not (mask >> letter) & 1:
+    cells = len(board)
+    # the current position: cell, neighbours to try, first child, child letters, letters so far
+    word = nodes[0]
+    cell = -1
+    todo = (1 << cells) - 1 if cells < 64 else -1
+    first = word & INDEX_MASK
+    mask = (word >> 32) & LETTER_MASK
+    length = 0
+    used = 0
+    sp = 0
+    while True:
+        if todo:
+            nb = lowest_bit(todo)
+            todo &= todo - 1
+            code = board[nb]
+            letter = code & NO_LETTER
+            if not (mask >> letter) & 1:
+                continue
+            node = first + popcount(mask & ((1 << letter) - 1))
+            word = nodes[node]
+            if code > NO_LETTER:
+                letter = (code >> 6) - 1
+                inner = (word >> 32) & LETTER_MASK
+                if not (inner >> letter) & 1:
                     continue
-                node = first + popcount(mask & ((1 << letter) - 1))
+                node = (word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1))
                 word = nodes[node]
-                child_length = length + cell_len[nb]
-                if word < 0 and stamps[node] != stamp:
-                    stamps[node] = stamp
-                    score += card[child_length]
-                    if capacity:
-                        record(found, capacity, width, found_count, stack, sp, cell, nb, node, child_length)
-                child_mask = (word >> 32) & LETTER_MASK
-                if child_mask & nbr_mask[nb]:
-                    top = sp * FRAME
-                    stack[top] = cell
-                    stack[top + 1] = todo
-                    stack[top + 2] = first
-                    stack[top + 3] = mask
-                    stack[top + 4] = length
-                    sp += 1
-                    cell = nb
-                    used |= 1 << nb
-                    todo = nbr_bits[nb] & ~used
-                    first = word & INDEX_MASK
-                    mask = child_mask
-                    length = child_length
-            elif sp:
-                used ^= 1 << cell
-                sp -= 1
+            child_length = length + cell_len[nb]
+            if word < 0 and stamps[node] != stamp:
+                stamps[node] = stamp
+                score += card[child_length]
+                if capacity:
+                    record(found, capacity, width, found_count, stack, sp, cell, nb, node, child_length)
+            child_mask = (word >> 32) & LETTER_MASK
+            if child_mask & nbr_mask[nb]:
                 top = sp * FRAME
-                cell = stack[top]
-                todo = stack[top + 1]
-                first = stack[top + 2]
-                mask = stack[top + 3]
-                length = stack[top + 4]
-            else:
-                break
-    return score
+                stack[top] = cell
+                stack[top + 1] = todo
+                stack[top + 2] = first
+                stack[top + 3] = mask
+                stack[top + 4] = length
+                sp += 1
+                cell = nb
+                used |= 1 << nb
+                todo = nbr_bits[nb] & ~used
+                first = word & INDEX_MASK
+                mask = child_mask
+                length = child_length
+        elif sp:
+            used ^= 1 << cell
+            sp -= 1
+            top = sp * FRAME
+            cell = stack[top]
+            todo = stack[top + 1]
+            first = stack[top + 2]
+            mask = stack[top + 3]
+            length = stack[top + 4]
+        else:
+            return score
 
 
 def dawg_board(states, edges, board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, stamp,
                found, capacity, width, found_count):
     """Score one board on a DAWG (states and edges as int64; a word's id is its rank)."""
     score = 0
-    root = states[0]
-    root_first = root & INDEX_MASK
-    root_mask = (root >> 32) & LETTER_MASK
-    for start in range(len(board)):
-        letter = board[start]
-        if not (root_mask >> letter) & 1:
-            continue
-        edge = edges[root_first + popcount(root_mask & ((1 << letter) - 1))]
-        rank = edge >> 32
-        word = states[edge & INDEX_MASK]
-        length = cell_len[start]
-        if word < 0 and stamps[rank] != stamp:
-            stamps[rank] = stamp
-            score += card[length]
-            if capacity:
-                record(found, capacity, width, found_count, stack, 0, start, -1, rank, length)
-        mask = (word >> 32) & LETTER_MASK
-        if not mask & nbr_mask[start]:
-            continue
-        # the current position: cell, neighbours to try, first edge, edge letters, letters, rank
-        cell = start
-        todo = nbr_bits[start]
-        first = word & INDEX_MASK
-        used = 1 << start
-        sp = 0
-        while True:
-            if todo:
-                nb = lowest_bit(todo)
-                todo &= todo - 1
-                letter = board[nb]
-                if not (mask >> letter) & 1:
+    cells = len(board)
+    # the current position: cell, neighbours to try, first edge, edge letters, letters, rank
+    word = states[0]
+    cell = -1
+    todo = (1 << cells) - 1 if cells < 64 else -1
+    first = word & INDEX_MASK
+    mask = (word >> 32) & LETTER_MASK
+    length = 0
+    rank = 0
+    used = 0
+    sp = 0
+    while True:
+        if todo:
+            nb = lowest_bit(todo)
+            todo &= todo - 1
+            code = board[nb]
+            letter = code & NO_LETTER
+            if not (mask >> letter) & 1:
+                continue
+            edge = edges[first + popcount(mask & ((1 << letter) - 1))]
+            child_rank = rank + (edge >> 32)
+            word = states[edge & INDEX_MASK]
+            if code > NO_LETTER:
+                letter = (code >> 6) - 1
+                inner = (word >> 32) & LETTER_MASK
+                if not (inner >> letter) & 1:
                     continue
-                edge = edges[first + popcount(mask & ((1 << letter) - 1))]
-                child_rank = rank + (edge >> 32)
+                edge = edges[(word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1))]
+                child_rank += edge >> 32
                 word = states[edge & INDEX_MASK]
-                child_length = length + cell_len[nb]
-                if word < 0 and stamps[child_rank] != stamp:
-                    stamps[child_rank] = stamp
-                    score += card[child_length]
-                    if capacity:
-                        record(found, capacity, width, found_count, stack, sp, cell, nb, child_rank,
-                               child_length)
-                child_mask = (word >> 32) & LETTER_MASK
-                if child_mask & nbr_mask[nb]:
-                    top = sp * FRAME
-                    stack[top] = cell
-                    stack[top + 1] = todo
-                    stack[top + 2] = first
-                    stack[top + 3] = mask
-                    stack[top + 4] = length
-                    stack[top + 5] = rank
-                    sp += 1
-                    cell = nb
-                    used |= 1 << nb
-                    todo = nbr_bits[nb] & ~used
-                    first = word & INDEX_MASK
-                    mask = child_mask
-                    length = child_length
-                    rank = child_rank
-            elif sp:
-                used ^= 1 << cell
-                sp -= 1
+            child_length = length + cell_len[nb]
+            if word < 0 and stamps[child_rank] != stamp:
+                stamps[child_rank] = stamp
+                score += card[child_length]
+                if capacity:
+                    record(found, capacity, width, found_count, stack, sp, cell, nb, child_rank,
+                           child_length)
+            child_mask = (word >> 32) & LETTER_MASK
+            if child_mask & nbr_mask[nb]:
                 top = sp * FRAME
-                cell = stack[top]
-                todo = stack[top + 1]
-                first = stack[top + 2]
-                mask = stack[top + 3]
-                length = stack[top + 4]
-                rank = stack[top + 5]
-            else:
-                break
-    return score
+                stack[top] = cell
+                stack[top + 1] = todo
+                stack[top + 2] = first
+                stack[top + 3] = mask
+                stack[top + 4] = length
+                stack[top + 5] = rank
+                sp += 1
+                cell = nb
+                used |= 1 << nb
+                todo = nbr_bits[nb] & ~used
+                first = word & INDEX_MASK
+                mask = child_mask
+                length = child_length
+                rank = child_rank
+        elif sp:
+            used ^= 1 << cell
+            sp -= 1
+            top = sp * FRAME
+            cell = stack[top]
+            todo = stack[top + 1]
+            first = stack[top + 2]
+            mask = stack[top + 3]
+            length = stack[top + 4]
+            rank = stack[top + 5]
+        else:
+            return score
 
 
 def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits, eow_shift,
@@ -220,87 +215,83 @@ def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
     """Score one board on an ADTDAWG; a word's id is its tracking marker.
 
     positions[child set * letters + letter] is the 1-based place of the
-    letter's child in the child block, decoded once from the child-set words;
-    set_mask[child set] is its letter mask. The start node of letter i is i + 1.
+    letter's child in its child block, decoded once from the child-set words,
+    and set_mask[child set] its letter mask. The last row of both is a
+    virtual child set for the start block (start node of letter i is i + 1).
     """
     score = 0
+    cells = len(board)
     fc_mask = (1 << fc_bits) - 1
     cs_mask = (1 << cs_bits) - 1
-    for start in range(len(board)):
-        letter = board[start]
-        if letter >= letters:
-            continue
-        node = letter + 1
-        word = nodes[node]
-        marker = tracking[node]
-        length = cell_len[start]
-        eow = (word >> eow_shift) & 1
-        if eow and stamps[marker] != stamp:
-            stamps[marker] = stamp
-            score += card[length]
-            if capacity:
-                record(found, capacity, width, found_count, stack, 0, start, -1, marker, length)
-        child_set = (word >> fc_bits) & cs_mask
-        if not set_mask[child_set] & nbr_mask[start]:
-            continue
-        # the current position: cell, neighbours to try, first child, row of its child set
-        # in `positions`, letters so far, and marker base = marker - eow - T[first child]
-        # (a child's marker is base + T[child])
-        cell = start
-        todo = nbr_bits[start]
-        first = word & fc_mask
-        row = child_set * letters
-        base = marker - eow - tracking[first]
-        used = 1 << start
-        sp = 0
-        while True:
-            if todo:
-                nb = lowest_bit(todo)
-                todo &= todo - 1
-                letter = board[nb]
-                if letter >= letters:
-                    continue
-                place = positions[row + letter]
+    # the current position: cell, neighbours to try, first child, its child set's row in
+    # `positions`, letters so far, and marker base = marker - eow - T[first child]
+    # (a child's marker is base + T[child]); the root's base is 0 since T[1] is the word count
+    cell = -1
+    todo = (1 << cells) - 1 if cells < 64 else -1
+    first = 1
+    row = (len(set_mask) - 1) * letters
+    length = 0
+    base = 0
+    used = 0
+    sp = 0
+    while True:
+        if todo:
+            nb = lowest_bit(todo)
+            todo &= todo - 1
+            code = board[nb]
+            letter = code & NO_LETTER
+            if letter >= letters:
+                continue
+            place = positions[row + letter]
+            if place == 0:
+                continue
+            node = first + place - 1
+            word = nodes[node]
+            marker = base + tracking[node]
+            if code > NO_LETTER:
+                letter = (code >> 6) - 1
+                place = positions[((word >> fc_bits) & cs_mask) * letters + letter]
                 if place == 0:
                     continue
-                node = first + place - 1
+                inner = word & fc_mask
+                marker -= ((word >> eow_shift) & 1) + tracking[inner]
+                node = inner + place - 1
                 word = nodes[node]
-                marker = base + tracking[node]
-                child_length = length + cell_len[nb]
-                eow = (word >> eow_shift) & 1
-                if eow and stamps[marker] != stamp:
-                    stamps[marker] = stamp
-                    score += card[child_length]
-                    if capacity:
-                        record(found, capacity, width, found_count, stack, sp, cell, nb, marker,
-                               child_length)
-                child_set = (word >> fc_bits) & cs_mask
-                if set_mask[child_set] & nbr_mask[nb]:
-                    top = sp * FRAME
-                    stack[top] = cell
-                    stack[top + 1] = todo
-                    stack[top + 2] = first
-                    stack[top + 3] = row
-                    stack[top + 4] = length
-                    stack[top + 5] = base
-                    sp += 1
-                    cell = nb
-                    used |= 1 << nb
-                    todo = nbr_bits[nb] & ~used
-                    first = word & fc_mask
-                    row = child_set * letters
-                    base = marker - eow - tracking[first]
-                    length = child_length
-            elif sp:
-                used ^= 1 << cell
-                sp -= 1
+                marker += tracking[node]
+            child_length = length + cell_len[nb]
+            eow = (word >> eow_shift) & 1
+            if eow and stamps[marker] != stamp:
+                stamps[marker] = stamp
+                score += card[child_length]
+                if capacity:
+                    record(found, capacity, width, found_count, stack, sp, cell, nb, marker,
+                           child_length)
+            child_set = (word >> fc_bits) & cs_mask
+            if set_mask[child_set] & nbr_mask[nb]:
                 top = sp * FRAME
-                cell = stack[top]
-                todo = stack[top + 1]
-                first = stack[top + 2]
-                row = stack[top + 3]
-                length = stack[top + 4]
-                base = stack[top + 5]
-            else:
-                break
-    return score
+                stack[top] = cell
+                stack[top + 1] = todo
+                stack[top + 2] = first
+                stack[top + 3] = row
+                stack[top + 4] = length
+                stack[top + 5] = base
+                sp += 1
+                cell = nb
+                used |= 1 << nb
+                todo = nbr_bits[nb] & ~used
+                first = word & fc_mask
+                row = child_set * letters
+                base = marker - eow - tracking[first]
+                length = child_length
+        elif sp:
+            used ^= 1 << cell
+            sp -= 1
+            top = sp * FRAME
+            cell = stack[top]
+            todo = stack[top + 1]
+            first = stack[top + 2]
+            row = stack[top + 3]
+            length = stack[top + 4]
+            base = stack[top + 5]
+        else:
+            return score

@@ -23,7 +23,7 @@ import msgpack
 import numpy as np
 
 from . import kernels
-from .board import Board, Shape, encode, parse_board
+from .board import Board, Shape, encode_texts, parse_board
 from .charset import JPA14, Charset
 from .engine import Found, Walk, python_inputs, score_codes, solve_one
 from .errors import DawgError
@@ -148,19 +148,15 @@ class Lexicon:
                          skip_foreign, want_words=True)[1]
 
     def score_many(self, boards: Iterable[Board | str], jobs: int = 1, skip_foreign: bool = False,
-                   progress: Callable[[int], None] | None = None) -> np.ndarray:
-        """Scores of many boards, in input order, with the compiled kernels on `jobs` threads.
-
-        Boards of different sizes may be mixed; `progress(n)` is called as n more are done.
-        """
-        boards = [self._board(b) for b in boards]
-        scores = np.zeros(len(boards), np.int64)
-        by_shape: dict = {}
-        for i, b in enumerate(boards):
-            by_shape.setdefault(b.shape, []).append(i)
-        for shape, indices in by_shape.items():
-            codes = encode([boards[i] for i in indices], self.charset, skip_foreign)
-            scores[indices] = score_codes(self.walk, codes, shape, self.charset, jobs, progress)
+                   shape: Shape | None = None, progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Scores of many boards (Board objects or notation), in input order, with the compiled
+        kernels on `jobs` threads. Sizes may be mixed; `shape` sets the size of every text board.
+        `progress(n)` is called as n more boards are done. A bad board raises BoardError."""
+        boards = list(boards)
+        texts = [b.notation if isinstance(b, Board) else b for b in boards]
+        scores = np.zeros(len(texts), np.int64)
+        for size, (indices, codes) in encode_texts(texts, self.charset, shape, skip_foreign).items():
+            scores[indices] = score_codes(self.walk, codes, size, self.charset, jobs, progress)
         return scores
 
     def score_codes(self, codes: np.ndarray, shape: Shape, jobs: int = 1) -> np.ndarray:
@@ -405,8 +401,9 @@ class AdtLexicon(Lexicon):
 
     @cached_property
     def walk(self) -> Walk:
-        pos = self.positions()
-        letters = pos.shape[1]
+        letters = self.layout.letters
+        # one extra row: the start block as a virtual child set (letter i -> node i + 1)
+        pos = np.vstack([self.positions(), np.arange(1, letters + 1)])
         set_mask = ((pos > 0).astype(np.int64) << np.arange(letters)).sum(axis=1)
         nodes = self.nodes if self.nodes.dtype.itemsize == 4 else self.nodes.view(np.int64)
         lay = self.layout
