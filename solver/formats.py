@@ -79,8 +79,9 @@ def split_node_words(words: np.ndarray):
     return first, mask, eow
 
 
-def trie_body_size(nodes: int) -> int:
-    return nodes * NODE_DTYPE.itemsize
+def reserved_bits(words: np.ndarray) -> np.ndarray:
+    """Bits 58-62 of trie/DAWG node words, which must be zero."""
+    return (np.asarray(words, dtype=np.uint64) >> np.uint64(58)) & np.uint64(0x1F)
 
 
 def dawg_sections(states: int, edges: int) -> dict[str, tuple[int, int]]:

@@ -29,7 +29,8 @@ from .engine import Found, Walk, python_inputs, score_codes, solve_one
 from .errors import DawgError
 from .formats import (ADT_FILES, DAWG_FILE, DAWG_MAGIC, EDGE_DTYPE, FORMAT_VERSION, FORMATS, HEADER,
                       MANIFEST_FILE, MANIFEST_VERSION, NODE_DTYPE, REFERENCE_ADT_GLOB, TRIE_FILE,
-                      TRIE_MAGIC, AdtLayout, child_set_fields, dawg_sections, split_node_words)
+                      TRIE_MAGIC, AdtLayout, child_set_fields, dawg_sections, reserved_bits,
+                      split_node_words)
 
 DEFAULT_FORMAT = "trie"
 REFERENCE_MAX_LENGTH = 15
@@ -203,10 +204,11 @@ def _read_header(path: Path, data: np.ndarray, magic: bytes) -> np.void:
     return head
 
 
-def _check_children(path: Path, first: np.ndarray, mask: np.ndarray, letters: int, lowest: int,
-                    limit: int, what: str) -> np.ndarray:
+def _check_children(path: Path, first: np.ndarray, mask: np.ndarray, reserved: np.ndarray, letters: int,
+                    lowest: int, limit: int, what: str) -> np.ndarray:
     """Check letter masks and child ranges [lowest, limit); returns each node's child count."""
     _check(mask >> letters == 0, path, f"{what} letter mask names letters beyond the charset")
+    _check(reserved == 0, path, f"{what} has reserved bits set")
     kids = np.bitwise_count(mask.astype(np.uint64)).astype(np.int64)
     _check((kids > 0) | (first == 0), path, f"{what} without children points at children")
     _check((kids == 0) | ((first >= lowest) & (first + kids <= limit)), path,
@@ -231,7 +233,7 @@ class TrieLexicon(Lexicon):
         nodes = data[HEADER.itemsize:].view(NODE_DTYPE)
         first, mask, eow = split_node_words(nodes)
         charset = Charset(bytes(head["charset"]).decode().lower())
-        kids = _check_children(path, first, mask, len(charset), 1, count, "trie node")
+        kids = _check_children(path, first, mask, reserved_bits(nodes), len(charset), 1, count, "trie node")
         _check((kids == 0) | (first > np.arange(count)), path, "trie child placed before its parent")
         _check(eow[0] == 0, path, "root marked as a word")
         _check(eow.sum() == int(head["words"]), path, "word count in header differs from end-of-word marks")
@@ -304,7 +306,7 @@ class DawgLexicon(Lexicon):
         states, edges, counts = section("states", NODE_DTYPE), section("edges", EDGE_DTYPE), section("counts", "<u4")
         first, mask, eow = split_node_words(states)
         charset = Charset(bytes(head["charset"]).decode().lower())
-        kids = _check_children(path, first, mask, len(charset), 0, n_edges, "DAWG state")
+        kids = _check_children(path, first, mask, reserved_bits(states), len(charset), 0, n_edges, "DAWG state")
         child = (edges & np.uint64(0xFFFF_FFFF)).astype(np.int64)
         skip = (edges >> np.uint64(32)).astype(np.int64)
         count = counts.astype(np.int64)

@@ -1,0 +1,175 @@
+"""`dawgc build/verify/info/words` on small lists: round trips, determinism, atomic writes, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import msgpack
+import pytest
+
+import compiler.write
+from compiler.build import build_lexicon
+from compiler.verify import verify
+from solver.charset import parse_charset
+from solver.errors import DawgError
+from solver.formats import ADT_FILES, DAWG_FILE, FORMATS, MANIFEST_FILE, TRIE_FILE
+from solver.lexicon import display, open_lexicon
+
+from conftest import assert_clean_error, run_cli
+
+WORDS = ["cat", "cats", "catsup", "dog", "dogs", "quit", "quits", "quiet", "equal", "aqua", "zebra",
+         "tea", "teas", "tee", "tees", "ten", "tens", "net", "nets", "sent", "tent", "tents", "stent"]
+
+
+def random_words(rng: random.Random, letters: str, count: int) -> list[str]:
+    return ["".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(count)]
+
+
+@pytest.mark.parametrize("charset", ["26", "7", "ACENST", "14"])
+def test_every_format_round_trips(make_lexicon, charset):
+    out = make_lexicon(WORDS, charset)
+    letters = parse_charset(charset).letters
+    expected = sorted(w for w in WORDS if set(w.replace("qu", "q")) <= set(letters))
+    for fmt in FORMATS:
+        lex = open_lexicon(out, fmt)
+        assert lex.word_list() == expected, fmt
+        assert lex.word_count == len(expected)
+
+
+def test_random_lists_round_trip_with_documented_numbering(make_lexicon):
+    rng = random.Random(7)
+    for letters in ("ab", "abc", "acdegilmnoprst", "abcdefghijklmnopqrstuvwxyz"):
+        words = random_words(rng, letters, 400)
+        out = make_lexicon(words, "26")
+        expected = sorted(set(w for w in words if w.count("q") == w.count("qu")))
+        result = verify(out)
+        assert result.ok, result.checks
+        dawg = open_lexicon(out, "dawg").numbered_words()
+        adt = open_lexicon(out, "adtdawg").numbered_words()
+        assert [display(w) for w, _ in dawg] == [display(w) for w, _ in adt] == expected
+        assert [n for _, n in dawg] == list(range(len(expected)))
+        assert [n for _, n in adt] == list(range(len(expected), 0, -1))
+
+
+def test_builds_are_deterministic(tmp_path):
+    source = tmp_path / "list.txt"
+    source.write_text("\n".join(WORDS))
+    a = build_lexicon(source, parse_charset("26"), tmp_path / "a")
+    b = build_lexicon(source, parse_charset("26"), tmp_path / "b")
+    for name in (TRIE_FILE, DAWG_FILE, MANIFEST_FILE, *ADT_FILES):
+        assert (a.out_dir / name).read_bytes() == (b.out_dir / name).read_bytes(), name
+
+
+def test_manifest_records_source_counts_and_checksums(make_lexicon):
+    out = make_lexicon(WORDS, "14")
+    m = msgpack.unpackb((out / MANIFEST_FILE).read_bytes())
+    assert m["charset"] == "acdegilmnoprst"
+    assert m["words"] == len(open_lexicon(out).word_list())
+    assert m["source"]["name"] == "list1.txt" and len(m["source"]["sha256"]) == 64
+    assert m["adtdawg"]["layout"]["first_child_bits"] == 15
+    assert sum(m["dropped"].values()) + m["words"] == len(WORDS)
+
+
+def test_failed_write_leaves_the_previous_build_intact(tmp_path, monkeypatch):
+    source = tmp_path / "list.txt"
+    source.write_text("\n".join(WORDS))
+    out = tmp_path / "out"
+    build_lexicon(source, parse_charset("26"), out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    source.write_text("\n".join(WORDS + ["extra", "words", "here"]))
+
+    real_open = open
+    written = []
+
+    def failing_open(path, mode="r", *args, **kwargs):
+        if "w" in mode:
+            written.append(path)
+            if len(written) == 4:  # fail midway through the staged files
+                raise OSError(28, "No space left on device", str(path))
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(compiler.write, "open", failing_open, raising=False)
+    with pytest.raises(DawgError, match="No space left on device"):
+        build_lexicon(source, parse_charset("26"), out)
+    after = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert after == before  # same files, same bytes, no temporaries left
+    assert verify(out).ok
+
+
+def test_interrupted_build_leaves_no_partial_files(tmp_path, monkeypatch):
+    source = tmp_path / "list.txt"
+    source.write_text("\n".join(WORDS))
+    out = tmp_path / "fresh"
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(compiler.write.os, "replace", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        build_lexicon(source, parse_charset("26"), out)
+    assert list(out.iterdir()) == []
+
+
+def test_cli_build_info_verify_words(tmp_path):
+    source = tmp_path / "list.txt"
+    source.write_text("\n".join(WORDS))
+    out = tmp_path / "out"
+    proc = run_cli("compiler.cli", "build", str(source), "--charset", "14", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert f"built {out}/" in proc.stdout and "outside charset" in proc.stdout
+    proc = run_cli("compiler.cli", "build", str(source), "--out", str(tmp_path / "j"), "--json")
+    assert json.loads(proc.stdout)["manifest"]["words"] == len(WORDS)
+    proc = run_cli("compiler.cli", "verify", str(out), "--source", str(source))
+    assert proc.returncode == 0 and "FAIL" not in proc.stdout and "round trip" in proc.stdout
+    proc = run_cli("compiler.cli", "info", str(out), "--json")
+    info = json.loads(proc.stdout)
+    assert set(info["formats"]) == set(FORMATS)
+    proc = run_cli("compiler.cli", "words", str(out / TRIE_FILE))
+    assert proc.stdout.split() == open_lexicon(out).word_list()
+
+
+def test_verify_detects_a_different_source(tmp_path):
+    source = tmp_path / "list.txt"
+    source.write_text("\n".join(WORDS))
+    out = tmp_path / "out"
+    build_lexicon(source, parse_charset("26"), out)
+    other = tmp_path / "other.txt"
+    other.write_text("\n".join(WORDS[:-1]))
+    proc = run_cli("compiler.cli", "verify", str(out), "--source", str(other))
+    assert proc.returncode == 1 and "FAIL" in proc.stdout and "SHA-256 differs" in proc.stdout
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["build", "{tmp}/missing.txt"], "missing.txt: no such file"),
+    (["build", "{tmp}"], "is a directory"),
+    (["build", "{empty}"], "no words in the file"),
+    (["build", "{binary}"], "binary data"),
+    (["build", "{accented}"], "line 2"),
+    (["build", "{digits}"], "digit '4' inside a word"),
+    (["build", "{good}", "--charset", "0"], "--charset: size must be 1..26, got 0"),
+    (["build", "{good}", "--charset", "27"], "--charset: size must be 1..26, got 27"),
+    (["build", "{good}", "--charset", "AABC"], "--charset: letter A repeated"),
+    (["build", "{good}", "--charset", "AB?"], "--charset: '?' not letters"),
+    (["build", "{good}", "--out", "{good}/sub"], "cannot create output directory"),
+    (["build", "{good}", "--out", "{readonly}/sub"], "permission"),
+    (["verify", "{tmp}/nothing"], "no such file or directory"),
+    (["info", "{good}"], "not a lexicon file"),
+    (["words", "{tmp}", "--format", "bogus"], "unknown format 'bogus'"),
+])
+def test_cli_errors_are_one_line(tmp_path, args, fragment):
+    files = {"empty": b"", "binary": b"\x00\x01\x02", "accented": "cat\nna\u00efve\n".encode(),
+             "digits": b"cat\ndo4g\n", "good": b"cat\ndog\n"}
+    for name, data in files.items():
+        (tmp_path / f"{name}.txt").write_bytes(data)
+    readonly = tmp_path / "readonly"
+    readonly.mkdir()
+    readonly.chmod(0o500)
+    mapping = {"tmp": str(tmp_path), "readonly": str(readonly),
+               **{name: str(tmp_path / f"{name}.txt") for name in files}}
+    if "{readonly}" in " ".join(args) and os.geteuid() == 0:
+        pytest.skip("root writes into read-only directories; the file-as-parent case covers this")
+    proc = run_cli("compiler.cli", *[a.format(**mapping) for a in args])
+    assert_clean_error(proc, fragment)
+    assert not (readonly / "sub").exists() or not any((readonly / "sub").iterdir())

@@ -1,0 +1,105 @@
+"""`dawg-solve` from the command line: one board, batches, the default lexicon, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from solver.lexicon import open_lexicon
+
+from conftest import assert_clean_error, run_cli, shared_path
+
+CHAMPION = "RSLCSDEIAEGNTRPATESESMIDR"
+
+
+def test_one_board_grid_score_words_paths(built):
+    out = built("twl06", "14")
+    lex = open_lexicon(out)
+    proc = run_cli("solver.cli", str(out), CHAMPION, "--paths")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == list("RSLCS")
+    words = lex.words(CHAMPION)
+    assert lines[5] == f"{lex.score(CHAMPION)} points, {len(words)} words"
+    first = lines[6].split()
+    assert int(first[0]) == words[0].points and first[1] == words[0].word
+    assert first[2:] == [f"{c // 5 + 1},{c % 5 + 1}" for c in words[0].path]
+    lengths = [len(line.split()[1]) for line in lines[6:]]
+    assert lengths == sorted(lengths, reverse=True)
+
+
+def test_json_output(built):
+    proc = run_cli("solver.cli", str(built("twl06", "26")), "qaiu/test/abcd/efgh", "--json")
+    data = json.loads(proc.stdout)
+    assert data["board"] == "qaiutestabcdefgh" and data["size"] == "4x4"
+    assert data["score"] == sum(w["points"] for w in data["words"])
+    assert {"word": "featest", "points": 5} in data["words"]
+
+
+def test_non_square_board_and_qu(built):
+    out = built("twl06", "26")
+    proc = run_cli("solver.cli", str(out), "qitexs", "--size", "2x3", "--words")
+    assert proc.stdout.splitlines()[0].split() == ["Qu", "I", "T"]
+    assert "quits" in proc.stdout.split()
+
+
+def test_reference_directory_reads_as_jpa14(built):
+    ref = run_cli("solver.cli", str(shared_path("reference", "jpa14")), CHAMPION)
+    ours = run_cli("solver.cli", str(built("twl06", "14")), CHAMPION, "--format", "adtdawg")
+    assert ref.returncode == 0 and ref.stdout == ours.stdout
+
+
+def test_batch_file_stdin_json_and_jobs(built):
+    out = built("twl06", "26")
+    boards = shared_path("bench", "dice4x4-10k.txt")
+    texts = boards.read_text().split()[:2000]
+    expected = open_lexicon(out, "dawg").score_many(texts).tolist()
+    for args in ([], ["--jobs", "2"], ["--format", "adtdawg", "-j", "0"]):
+        proc = run_cli("solver.cli", str(out), "--boards", "-", *args, stdin="\n".join(texts))
+        assert proc.returncode == 0, proc.stderr
+        assert [int(x) for x in proc.stdout.split()] == expected
+        assert "boards/s" in proc.stderr
+    proc = run_cli("solver.cli", str(out), "--boards", str(boards), "--json", "--quiet")
+    rows = [json.loads(line) for line in proc.stdout.splitlines()[:2000]]
+    assert [r["score"] for r in rows] == expected and rows[0]["board"] == texts[0]
+    assert proc.stderr == ""
+
+
+def test_batch_with_mixed_sizes_keeps_input_order(built):
+    out = built("twl06", "26")
+    texts = ["abcd", "catsdogsrat", "# comment", "", "quit/sexy", "serstaplrtesienq"]
+    proc = run_cli("solver.cli", str(out), "--boards", "-", "--quiet", stdin="\n".join(
+        t if t != "catsdogsrat" else "cats/dogs/rats" for t in texts))
+    lex = open_lexicon(out)
+    assert proc.stdout.split() == [str(lex.score(t)) for t in ["abcd", "cats/dogs/rats", "quit/sexy", "serstaplrtesienq"]]
+
+
+def test_default_lexicon_is_compiled_once(tmp_path):
+    env = {"BOGGLE_DAWG_CACHE": str(tmp_path)}
+    first = run_cli("solver.cli", "QUITSTEAMROLLERS", env=env)
+    assert first.returncode == 0, first.stderr
+    assert "compiling the default lexicon sowpods.txt" in first.stderr
+    second = run_cli("solver.cli", "QUITSTEAMROLLERS", env=env)
+    assert second.stdout == first.stdout and second.stderr == ""
+    assert len(list(tmp_path.iterdir())) == 1
+
+
+@pytest.mark.parametrize("args, stdin, fragment", [
+    (["{lex}", "abc"], None, "3 cells is not square"),
+    (["{lex}", "abcd", "--size", "9x9"], None, "--size: 9x9 is outside"),
+    (["{lex}", "abcd", "--size", "four"], None, "is not RxC"),
+    (["{lex}"], None, "is a lexicon path: give a BOARD"),
+    (["{lex}", "abcd", "efgh", "ijkl"], None, "too many arguments"),
+    (["{lex}", "abcd", "--boards", "-"], None, "either BOARD or --boards"),
+    (["{lex}", "--boards", "-"], "abcd\nab1d\n", "stdin line 2: board 'ab1d'"),
+    (["{lex}", "--boards", "{lex}/nowhere.txt"], None, "no such file"),
+    (["{lex14}", "xyzw"], None, "'X' uses a letter outside the lexicon's charset"),
+    (["{lex}", "abcd", "--format", "fast"], None, "unknown format 'fast'"),
+    (["{lex}/trie.bin", "abcd", "--format", "dawg"], None, "is a trie file, not dawg"),
+    (["{lex}", "abcd", "--jobs", "-2"], None, "--jobs"),
+])
+def test_errors_are_one_line(built, args, stdin, fragment):
+    mapping = {"lex": str(built("twl06", "26")), "lex14": str(built("twl06", "14"))}
+    proc = run_cli("solver.cli", *[a.format(**mapping) for a in args], stdin=stdin)
+    assert_clean_error(proc, fragment)
