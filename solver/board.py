@@ -251,10 +251,15 @@ def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
     known[np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", np.uint8)] = True
     plain: dict[Shape, list[int]] = {}
     parsed: dict[Shape, list[tuple[int, Board]]] = {}
+    shape_of_length: dict[int, Shape | None] = {}
     for i, text in enumerate(texts):
-        if text.isascii() and text.isalpha():
-            size = shape or _square(len(text))
-            if size is not None and size.cells == len(text):
+        if text.isalpha() and text.isascii():
+            length = len(text)
+            if length not in shape_of_length:
+                size = shape or _square(length)
+                shape_of_length[length] = size if size is not None and size.cells == length else None
+            size = shape_of_length[length]
+            if size is not None:
                 plain.setdefault(size, []).append(i)
                 continue
         try:
@@ -291,20 +296,3 @@ def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
 def _square(cells: int) -> Shape | None:
     side = int(round(cells ** 0.5))
     return Shape(side, side) if side * side == cells and 1 <= side <= MAX_SIDE else None
-
-
-def cell_lengths(codes: np.ndarray, charset: Charset) -> np.ndarray:
-    """Letters on each cell: 2 on Qu and two-letter faces, else 1."""
-    q = charset.letters.find("q")
-    return np.where((codes == q) | (codes > NO_LETTER), 2, 1).astype(np.int64)
-
-
-def neighbour_masks(codes: np.ndarray, shape: Shape) -> np.ndarray:
-    """For each board and cell, the bit set of the first letters on its neighbours."""
-    first = codes & NO_LETTER
-    bits = np.where(first != NO_LETTER, np.left_shift(1, first), 0)
-    masks = np.zeros(codes.shape, np.int64)
-    for cell, around in enumerate(neighbours(shape)):
-        if around:
-            masks[:, cell] = np.bitwise_or.reduce(bits[:, list(around)], axis=1)
-    return masks

@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import kernels
-from .board import Board, Shape, card_table, cell_lengths, encode, neighbour_bits, neighbour_masks, points
+from .board import Board, Shape, card_table, encode, neighbour_bits, points
 from .charset import Charset
 
 FOUND_PER_CELL = 256  # room for words found per board cell before a rerun with more
@@ -56,10 +56,12 @@ def python_inputs(values: tuple) -> tuple:
 def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, skip_foreign: bool,
               want_words: bool) -> tuple[int, list[Found]]:
     """Score one board in plain Python; with want_words also list each word found and a path."""
-    codes = encode([board], charset, skip_foreign)
+    codes = encode([board], charset, skip_foreign)[0].tolist()
     cells = board.shape.cells
-    board_args = (codes[0].tolist(), cell_lengths(codes, charset)[0].tolist(), neighbour_bits(board.shape),
-                  neighbour_masks(codes, board.shape)[0].tolist(), card_table(cells).tolist())
+    bits = neighbour_bits(board.shape)
+    cell_len, nbr_mask = [0] * cells, [0] * cells
+    kernels.prepare_board(codes, charset.letters.find("q"), bits, cell_len, nbr_mask)
+    board_args = (codes, cell_len, bits, nbr_mask, card_table(cells).tolist())
     width = cells + 2
     capacity = FOUND_PER_CELL * cells if want_words else 0
     while True:
@@ -104,9 +106,8 @@ def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset, j
     if ((codes < 0) | ((first >= len(charset)) & (first != kernels.NO_LETTER))
             | (second >= len(charset)) | ((codes > kernels.NO_LETTER) & (first == kernels.NO_LETTER))).any():
         raise ValueError("cell codes must be letter indices of the charset, two-letter codes or NO_LETTER")
-    lens = cell_lengths(codes, charset)
-    masks = neighbour_masks(codes, shape)
     bits = _neighbour_bits_array(shape)
+    q_code = charset.letters.find("q")
     card = card_table(shape.cells)
     scores = np.zeros(len(codes), np.int64)
     batch = getattr(jit, walk.batch_name)
@@ -119,8 +120,8 @@ def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset, j
         if scratch.next_stamp + (hi - lo) >= 2**32:
             scratch.stamps[:] = 0
             scratch.next_stamp = 1
-        batch(*walk.inputs, codes[lo:hi], lens[lo:hi], bits, masks[lo:hi], card, scratch.stack,
-              scratch.stamps, scratch.next_stamp, scores[lo:hi])
+        batch(*walk.inputs, codes[lo:hi], q_code, bits, card, scratch.stack, scratch.stamps,
+              scratch.next_stamp, scores[lo:hi])
         scratch.next_stamp += hi - lo
         return hi - lo
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 
 import numba
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic, overload
@@ -62,35 +63,46 @@ def _compiled_in_place(func):
     overload(func, jit_options=_OPTIONS)(typer)
 
 
-for _func in (k.record, k.trie_board, k.dawg_board, k.adtdawg_board):
+for _func in (k.prepare_board, k.record, k.trie_board, k.dawg_board, k.adtdawg_board):
     _compiled_in_place(_func)
 
 
 @numba.njit(**_OPTIONS)
-def trie_batch(nodes, boards, cell_lens, nbr_bits, nbr_masks, card, stack, stamps, first_stamp, scores):
+def trie_batch(nodes, boards, q_code, nbr_bits, card, stack, stamps, first_stamp, scores):
+    cells = boards.shape[1]
+    cell_len = np.empty(cells, np.int64)
+    nbr_mask = np.empty(cells, np.int64)
     found = stack[:0]
     count = stack[:1]
     for b in range(boards.shape[0]):
-        scores[b] = k.trie_board(nodes, boards[b], cell_lens[b], nbr_bits, nbr_masks[b], card, stack,
+        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask)
+        scores[b] = k.trie_board(nodes, boards[b], cell_len, nbr_bits, nbr_mask, card, stack,
                                  stamps, first_stamp + b, found, 0, 0, count)
 
 
 @numba.njit(**_OPTIONS)
-def dawg_batch(states, edges, boards, cell_lens, nbr_bits, nbr_masks, card, stack, stamps, first_stamp,
-               scores):
+def dawg_batch(states, edges, boards, q_code, nbr_bits, card, stack, stamps, first_stamp, scores):
+    cells = boards.shape[1]
+    cell_len = np.empty(cells, np.int64)
+    nbr_mask = np.empty(cells, np.int64)
     found = stack[:0]
     count = stack[:1]
     for b in range(boards.shape[0]):
-        scores[b] = k.dawg_board(states, edges, boards[b], cell_lens[b], nbr_bits, nbr_masks[b], card,
-                                 stack, stamps, first_stamp + b, found, 0, 0, count)
+        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask)
+        scores[b] = k.dawg_board(states, edges, boards[b], cell_len, nbr_bits, nbr_mask, card, stack,
+                                 stamps, first_stamp + b, found, 0, 0, count)
 
 
 @numba.njit(**_OPTIONS)
 def adtdawg_batch(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits, eow_shift, boards,
-                  cell_lens, nbr_bits, nbr_masks, card, stack, stamps, first_stamp, scores):
+                  q_code, nbr_bits, card, stack, stamps, first_stamp, scores):
+    cells = boards.shape[1]
+    cell_len = np.empty(cells, np.int64)
+    nbr_mask = np.empty(cells, np.int64)
     found = stack[:0]
     count = stack[:1]
     for b in range(boards.shape[0]):
+        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask)
         scores[b] = k.adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits,
-                                    eow_shift, boards[b], cell_lens[b], nbr_bits, nbr_masks[b], card,
-                                    stack, stamps, first_stamp + b, found, 0, 0, count)
+                                    eow_shift, boards[b], cell_len, nbr_bits, nbr_mask, card, stack,
+                                    stamps, first_stamp + b, found, 0, 0, count)

@@ -23,9 +23,10 @@ first + 64 * (second + 1), and the walk steps through both letters.
 
 Shared arguments (all flat, all integers):
   board      cell codes
-  cell_len   letters on each cell (2 for Qu, Th, ...)
+  cell_len   letters on each cell (2 for Qu, Th, ...)          } filled by
+  nbr_mask   bit set of the letters around each cell (lets a   } prepare_board
+             walk skip dead ends)                              }
   nbr_bits   bit set of the neighbour cells of each cell
-  nbr_mask   bit set of the letters around each cell (lets a walk skip dead ends)
   card       points by word length in letters
   stack      work space of FRAME * cells integers
   stamps     one stamp per word id; `stamp` is this board's
@@ -49,6 +50,21 @@ def popcount(x):
 def lowest_bit(x):
     """Index of the lowest set bit of a non-zero int (numba: count trailing zeros)."""
     return (x & -x).bit_length() - 1
+
+
+def prepare_board(board, q_code, nbr_bits, cell_len, nbr_mask):
+    """Fill the per-board tables: letters on each cell, and the first letters around it."""
+    for cell in range(len(board)):
+        code = board[cell]
+        cell_len[cell] = 2 if code == q_code or code > NO_LETTER else 1
+        around = 0
+        todo = nbr_bits[cell]
+        while todo:
+            first = board[lowest_bit(todo)] & NO_LETTER
+            todo &= todo - 1
+            if first != NO_LETTER:
+                around |= 1 << first
+        nbr_mask[cell] = around
 
 
 def record(found, capacity, width, found_count, stack, sp, cell, nb, word_id, length):
