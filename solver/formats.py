@@ -116,6 +116,11 @@ class AdtLayout:
     first_child_bits: int = 15
     child_set_bits: int = 11
 
+    def __post_init__(self) -> None:
+        if not (1 <= self.letters <= 26 and 15 <= self.first_child_bits <= 32
+                and 11 <= self.child_set_bits <= 31 and self.eow_shift <= 62):
+            raise ValueError(f"impossible ADTDAWG layout {self}")
+
     @property
     def eow_shift(self) -> int:
         return self.first_child_bits + self.child_set_bits

@@ -70,10 +70,6 @@ class Manifest:
     data: dict
 
     @property
-    def directory(self) -> Path:
-        return self.path.parent
-
-    @property
     def charset(self) -> Charset:
         return Charset(self.data["charset"])
 
@@ -97,7 +93,10 @@ def read_manifest(path: Path) -> Manifest:
             raise ValueError
         layout = data["adtdawg"]["layout"]
         AdtLayout(**{k: int(layout[k]) for k in ("letters", "first_child_bits", "child_set_bits")})
-        int(data["words"]), int(data["max_length"])
+        if int(data["words"]) < 1 or not 1 <= int(data["max_length"]) <= 255:
+            raise ValueError
+        if not all(isinstance(f["bytes"], int) and isinstance(f["sha256"], str) for f in files):
+            raise ValueError
     except (KeyError, TypeError, ValueError, AttributeError):
         raise DawgError(f"{path}: manifest lacks or mangles a required field") from None
     return Manifest(path, data)

@@ -19,6 +19,7 @@ import sys
 import zlib
 from pathlib import Path
 
+import msgpack
 import numpy as np
 
 from solver.errors import DawgError
@@ -55,12 +56,29 @@ def corrupt(data: bytearray, rng: random.Random, word: int, body_start: int) -> 
     return data
 
 
+def mangle_manifest(path: Path, rng: random.Random) -> None:
+    """Change one value somewhere in the manifest, keeping it valid msgpack."""
+    data = msgpack.unpackb(path.read_bytes())
+    node = data
+    while True:
+        key = rng.choice(list(node) if isinstance(node, dict) else range(len(node)))
+        if isinstance(node[key], (dict, list)) and node[key] and rng.random() < 0.7:
+            node = node[key]
+            continue
+        node[key] = rng.choice([0, -1, 1, 2**40, "x", None, [], {}, "abc", 3.5, rng.randrange(100)])
+        break
+    path.write_bytes(msgpack.packb(data))
+
+
 def one_case(build: Path, fmt: str, seed: int, work: Path) -> str:
     rng = random.Random(seed)
     case = work / f"case{seed}"
     shutil.copytree(build, case)
-    keep_manifest = rng.random() < 0.15
-    if not keep_manifest:
+    manifest = rng.random()
+    if manifest < 0.1:
+        mangle_manifest(case / MANIFEST_FILE, rng)
+        return opened(case, fmt)
+    if manifest > 0.15:
         (case / MANIFEST_FILE).unlink()
     if fmt == "trie":
         target, word, start = case / TRIE_FILE, 8, HEADER.itemsize
@@ -78,6 +96,11 @@ def one_case(build: Path, fmt: str, seed: int, work: Path) -> str:
         head["crc32"] = zlib.crc32(bytes(data[HEADER.itemsize:]))
         data[:HEADER.itemsize] = head.tobytes()
     target.write_bytes(bytes(data))
+    return opened(case, fmt)
+
+
+def opened(case: Path, fmt: str) -> str:
+    """Open a corrupted case and score boards with both engines; 'accepted' or 'rejected ...'."""
     try:
         lex = open_lexicon(case, fmt)
         scores = lex.score_many(BOARDS, skip_foreign=True)
