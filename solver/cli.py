@@ -18,8 +18,10 @@ from typing import Iterator, Optional
 import typer
 
 from .board import Board, BoardError, Shape, parse_board, parse_size
+from .defaults import lexicon_or_default
 from .errors import DawgError, run_cli
-from .lexicon import Lexicon, open_lexicon
+from .game_cli import play, roll
+from .lexicon import Lexicon
 
 app = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False,
                   help="Score Boggle boards from compiled lexicons (trie, DAWG or ADTDAWG).")
@@ -36,15 +38,6 @@ def _stderr_console():
     from rich.console import Console
 
     return Console(stderr=True)
-
-
-def load_lexicon(file: Optional[Path], fmt: Optional[str]) -> Lexicon:
-    """The lexicon at FILE, or the shipped default one (compiled on first use)."""
-    if file is None:
-        from .defaults import default_lexicon_dir
-
-        file = default_lexicon_dir(announce=lambda msg: print(f"dawg-solve: {msg}", file=sys.stderr))
-    return open_lexicon(file, fmt)
 
 
 def _cell_name(board: Board, cell: int) -> str:
@@ -167,7 +160,7 @@ def solve(
     if boards is not None:
         if len(args) > 1:
             raise DawgError("give either BOARD or --boards, not both")
-        lex = load_lexicon(Path(args[0]) if args else None, fmt)
+        lex = lexicon_or_default(Path(args[0]) if args else None, fmt)
         score_stream(lex, boards, shape, jobs, as_json, skip_foreign, quiet)
         return
     if not args:
@@ -177,11 +170,14 @@ def solve(
     if len(args) == 1 and Path(args[0]).exists():
         raise DawgError(f"{args[0]} is a lexicon path: give a BOARD after it, or --boards PATH")
     file = Path(args[0]) if len(args) == 2 else None
-    lex = load_lexicon(file, fmt)
+    lex = lexicon_or_default(file, fmt)
     print_board(lex, parse_board(args[-1], shape), words, paths, as_json, skip_foreign)
 
 
-SUBCOMMANDS = {"solve"}
+app.command()(roll)
+app.command()(play)
+
+SUBCOMMANDS = {"solve", "roll", "play"}
 
 
 def main() -> None:

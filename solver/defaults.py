@@ -46,3 +46,14 @@ def default_lexicon_dir(announce=None) -> Path:
             announce(f"compiling the default lexicon {source.name} into {out} (once)")
         build_lexicon(source, ranked(DEFAULT_CHARSET), out)
     return out
+
+
+def lexicon_or_default(file: Path | None, fmt: str | None = None):
+    """The lexicon at `file`, or the shipped default one (compiled on first use, said on stderr)."""
+    import sys
+
+    from .lexicon import open_lexicon
+
+    if file is None:
+        file = default_lexicon_dir(announce=lambda msg: print(f"dawg-solve: {msg}", file=sys.stderr))
+    return open_lexicon(file, fmt)

@@ -1,0 +1,231 @@
+"""`dawg-solve roll` and `dawg-solve play`: shake the dice, and play a timed round in the terminal.
+
+    dawg-solve roll [--dice NAME|FILE] [--seed N] [--count K]   boards in notation, one per line
+    dawg-solve play [FILE] [--dice NAME|FILE] [--seconds 180]    type words against the clock
+
+`play` reads words one per line from stdin, so it can be scripted as well as
+played; on a terminal the prompt shows the time left.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import select
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .board import Shape, parse_board, parse_size
+from .dice_sets import DiceSet, builtin_dice_names, dice_for_size, load_dice, random_seed
+from .dice_sets import roll as roll_dice
+from .defaults import lexicon_or_default
+from .errors import DawgError
+from .game import RULES_MIN_LENGTH, Outcome, Round, Summary, Verdict
+
+WIDTH = 79  # columns for word lists in the summary
+
+DICE_HELP = (f"A built-in set ({', '.join(builtin_dice_names())}) or a dice file "
+             f"[default: classic; big for --size 5x5, super-big for 6x6].")
+
+
+def _dice_and_shape(dice: Optional[str], size: Optional[str]) -> tuple[DiceSet, Shape]:
+    shape = parse_size(size) if size else None
+    dice_set = load_dice(dice or dice_for_size(shape))
+    return dice_set, dice_set.shape(shape)
+
+
+def _list_dice() -> None:
+    for name in builtin_dice_names():
+        dice_set = load_dice(name)
+        print(f"{name:<12} {dice_set.shape()}  {len(dice_set.dice)} dice  {dice_set.description}")
+
+
+def roll(
+    dice: Optional[str] = typer.Option(None, "--dice", "-d", metavar="NAME|FILE", help=DICE_HELP),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed; the same seed gives the same boards "
+                                                             "[default: random, printed on stderr]."),
+    count: int = typer.Option(1, "--count", "-n", help="Boards to roll."),
+    size: Optional[str] = typer.Option(None, "--size", "-s",
+                                       help="Board size RxC: picks the dice (5x5 big, 6x6 super-big) or "
+                                            "shapes a dice file that is not square."),
+    grid: bool = typer.Option(False, "--grid", "-g", help="Print each board as a grid (Qu spelled out)."),
+    as_json: bool = typer.Option(False, "--json", help="JSON lines: seed, roll number, dice, board, size."),
+    list_sets: bool = typer.Option(False, "--list", help="List the built-in dice sets and exit."),
+) -> None:
+    """Shake dice into boards, printed in board notation (pipe them into `--boards -`)."""
+    if list_sets:
+        _list_dice()
+        return
+    dice_set, shape = _dice_and_shape(dice, size)
+    chosen = random_seed() if seed is None else seed
+    boards = roll_dice(dice_set, shape, chosen, count)
+    if seed is None:
+        print(f"dawg-solve: seed {chosen}", file=sys.stderr)
+    for number, board in enumerate(boards):
+        if as_json:
+            print(json.dumps({"seed": chosen, "roll": number, "dice": dice_set.name, "board": board.notation,
+                              "size": str(board.shape)}))
+        elif grid:
+            print(("\n" if number else "") + board.grid())
+        else:
+            print(board.notation)
+
+
+class LineReader:
+    """Lines from a file descriptor, waiting no later than a deadline.
+
+    select() and os.read() instead of a reader thread: when time runs out in
+    the middle of a line nothing is left blocked on stdin. Works alike on a
+    terminal (one line per read), a pipe or a file.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.pending = b""
+        self.at_end = False
+
+    def readline(self, deadline: float | None) -> str | None:
+        """The next line without its end; None at end of input; TimeoutError at the deadline."""
+        while b"\n" not in self.pending and not self.at_end:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([self.fd], [], [], wait)
+            if not ready:
+                raise TimeoutError
+            chunk = os.read(self.fd, 65536)
+            self.at_end = not chunk
+            self.pending += chunk
+        if not self.pending:
+            return None
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+
+def _clock(seconds: float) -> str:
+    whole = math.ceil(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def _verdict_text(verdict: Verdict, round_: Round) -> str:
+    if verdict.outcome is Outcome.ACCEPTED:
+        return f"{verdict.word}: +{verdict.points} point{'s' * (verdict.points != 1)} (score {round_.score})"
+    if verdict.outcome is Outcome.TOO_SHORT:
+        return f"{verdict.word}: too short ({round_.min_length} letters or more)"
+    return f"{verdict.word}: {verdict.outcome.value}"
+
+
+def _summary_text(summary: Summary, ending: str) -> str:
+    lines = [ending]
+    if summary.found:
+        listed = ", ".join(f"{w}\xa0({p})" for w, p in summary.found)  # no line break inside "word (2)"
+        lines.append(f"You found {len(summary.found)} word{'s' * (len(summary.found) != 1)} "
+                     f"for {summary.score} point{'s' * (summary.score != 1)}:")
+        lines.append(textwrap.fill(listed, WIDTH, initial_indent="  ", subsequent_indent="  ").replace("\xa0", " "))
+    else:
+        lines.append("You found no words.")
+    share = f" (you scored {100 * summary.score // summary.maximum}%)" if summary.maximum else ""
+    lines.append(f"The board holds {summary.word_count} words of {summary.min_length}+ letters "
+                 f"for {summary.maximum} points{share}.")
+    if summary.missed:
+        lines.append(f"Missed {len(summary.missed)}, best first:")
+        for worth in sorted({p for _, p in summary.missed}, reverse=True):
+            words = " ".join(w for w, p in summary.missed if p == worth)
+            lines.append(textwrap.fill(words, WIDTH, initial_indent=f"{worth:>4}: ", subsequent_indent=" " * 6))
+    elif summary.found:
+        lines.append("You found them all.")
+    return "\n".join(lines)
+
+
+ENDINGS = {"time": "Time's up.", "end": "Round over (end of input).", "interrupt": "Round stopped."}
+
+
+def run_round(round_: Round, seconds: float, as_json: bool) -> tuple[Summary, str]:
+    """Read and judge words until time is up, input ends or Ctrl-C; returns the summary and why it ended."""
+    interactive = sys.stdin.isatty()
+    reader = LineReader(sys.stdin.fileno())
+    deadline = time.monotonic() + seconds if seconds else None
+    try:
+        while True:
+            if interactive:
+                left = f"[{_clock(deadline - time.monotonic())}] " if deadline else ""
+                sys.stderr.write(f"{left}word> ")
+                sys.stderr.flush()
+            try:
+                line = reader.readline(deadline)
+            except TimeoutError:
+                reason = "time"
+                break
+            if line is None:
+                reason = "end"
+                break
+            if not line.strip():
+                continue
+            verdict = round_.submit(line)
+            if as_json:
+                print(json.dumps({"event": "word", "word": verdict.word, "verdict": verdict.outcome.name.lower(),
+                                  "points": verdict.points, "score": round_.score}), flush=True)
+            else:
+                print(_verdict_text(verdict, round_), flush=True)
+    except KeyboardInterrupt:
+        reason = "interrupt"
+    if interactive:
+        import termios  # POSIX only: imported here so that the other commands load anywhere
+
+        termios.tcflush(reader.fd, termios.TCIFLUSH)  # a word cut off by the end must not reach the shell
+        sys.stderr.write("\n")
+    return round_.summary(), reason
+
+
+def play(
+    file: Optional[Path] = typer.Argument(None, metavar="[FILE]", help="Lexicon (default: the shipped one)."),
+    dice: Optional[str] = typer.Option(None, "--dice", "-d", metavar="NAME|FILE", help=DICE_HELP),
+    board_text: Optional[str] = typer.Option(None, "--board", "-b", metavar="BOARD",
+                                             help="Play this board (notation) instead of a roll."),
+    size: Optional[str] = typer.Option(None, "--size", "-s",
+                                       help="Board size RxC, as for roll (or of a --board that is not square)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the roll [default: random, shown]."),
+    seconds: float = typer.Option(180, "--seconds", "-t", help="Length of the round (0 = no time limit)."),
+    min_length: int = typer.Option(RULES_MIN_LENGTH, "--min-length", "-m",
+                                   help="Shortest word that counts (Big Boggle's rules use 4)."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
+    as_json: bool = typer.Option(False, "--json", help="JSON lines: the start, each word's verdict, the summary."),
+) -> None:
+    """Play a timed round: type words, one per line; Ctrl-D or Ctrl-C ends it early."""
+    if sys.stdin is None or sys.stdin.closed:
+        raise DawgError("stdin is closed: play reads the player's words from it")
+    if seconds < 0:
+        raise DawgError(f"--seconds: must be 0 (no limit) or more, got {seconds:g}")
+    if min_length < RULES_MIN_LENGTH:
+        raise DawgError(f"--min-length: must be {RULES_MIN_LENGTH} or more (the lexicons hold no "
+                        f"shorter words), got {min_length}")
+    dice_name = None
+    if board_text is not None:
+        if dice is not None or seed is not None:
+            raise DawgError("give either --board or --dice/--seed, not both")
+        board = parse_board(board_text, parse_size(size) if size else None)
+    else:
+        dice_set, shape = _dice_and_shape(dice, size)
+        dice_name = dice_set.name
+        seed = random_seed() if seed is None else seed
+        board = next(roll_dice(dice_set, shape, seed))
+    lex = lexicon_or_default(file, fmt)
+    round_ = Round(board, lex.words(board, skip_foreign=True), min_length)
+    if as_json:
+        print(json.dumps({"event": "start", "board": board.notation, "size": str(board.shape), "dice": dice_name,
+                          "seed": seed, "seconds": seconds, "min_length": round_.min_length}), flush=True)
+    origin = f"{dice_name} dice, seed {seed}" if dice_name else f"board {board.notation}"
+    limit = f"{_clock(seconds)} to play" if seconds else "no time limit"
+    header = f"{origin}: {limit}, words of {round_.min_length}+ letters.\n\n{board.grid()}\n"
+    if sys.stdin.isatty():
+        header += "\nType one word per line; Ctrl-D ends the round early.\n"
+    print(header, file=sys.stderr if as_json else sys.stdout, flush=True)
+    summary, reason = run_round(round_, seconds, as_json)
+    if as_json:
+        print(json.dumps({"event": "end", "reason": reason, **summary.to_json()}))
+    else:
+        print(_summary_text(summary, ENDINGS[reason]))
