@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from solver.charset import Charset
-from solver.errors import DawgError
+from solver.errors import DawgError, reading
 
 MIN_LENGTH = 3
 DROP_REASONS = ("duplicate", "too_short", "q_without_u", "outside_charset", "too_long")
@@ -46,16 +46,8 @@ class WordList:
 
 def read_entries(path: Path) -> tuple[list[str], int, bytes]:
     """The lower-cased words of a list file, in file order, with its line count and raw bytes."""
-    try:
-        if path.is_dir():
-            raise DawgError(f"{path}: is a directory, not a word list")
+    with reading(path, "word list"):
         data = path.read_bytes()
-    except FileNotFoundError:
-        raise DawgError(f"{path}: no such file") from None
-    except PermissionError:
-        raise DawgError(f"{path}: permission denied") from None
-    except OSError as err:
-        raise DawgError(f"{path}: cannot read ({err.strerror})") from None
     nul = data.find(b"\0")
     if nul >= 0:
         raise DawgError(f"{path}: binary data (NUL byte at offset {nul}), not a word list")

@@ -19,7 +19,7 @@ import typer
 
 from .board import Board, BoardError, Shape, parse_board, parse_size
 from .defaults import lexicon_or_default
-from .errors import DawgError, run_cli
+from .errors import DawgError, reading, run_cli
 from .game_cli import play, roll
 from .lexicon import Lexicon
 
@@ -65,14 +65,8 @@ def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, 
 def read_boards(source: str) -> Iterator[tuple[list[str], list[int]]]:
     """Boards from a file or '-' (stdin), one per line ('#' comments and blank lines skipped),
     in blocks of (texts, line numbers)."""
-    try:
+    with reading(source, "boards file"):
         stream = sys.stdin if source == "-" else open(source, encoding="utf-8", errors="strict")
-    except FileNotFoundError:
-        raise DawgError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise DawgError(f"{source}: is a directory") from None
-    except OSError as err:
-        raise DawgError(f"{source}: cannot read ({err.strerror})") from None
     texts: list[str] = []
     lines: list[int] = []
     try:

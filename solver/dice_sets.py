@@ -27,7 +27,7 @@ from typing import Iterator
 import numpy as np
 
 from .board import MAX_SIDE, Board, Shape
-from .errors import DawgError
+from .errors import DawgError, reading
 
 DEFAULT_DICE = "classic"
 DICE_FOR_SIDE = {4: DEFAULT_DICE, 5: "big", 6: "super-big"}  # what a player expects on each square board
@@ -85,13 +85,10 @@ def load_dice(spec: str) -> DiceSet:
         raise DawgError(f"--dice: {spec!r} is neither a dice file nor a built-in set "
                         f"({', '.join(builtin_dice_names())})")
     try:
-        text = path.read_text(encoding="utf-8")
-    except IsADirectoryError:
-        raise DawgError(f"{spec}: is a directory, not a dice file") from None
+        with reading(spec, "dice file"):
+            text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise DawgError(f"{spec}: not UTF-8 text (a dice file has one die per line)") from None
-    except OSError as err:
-        raise DawgError(f"{spec}: cannot read ({err.strerror})") from None
     return parse_dice(text, spec)
 
 

@@ -10,11 +10,27 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 
 class DawgError(Exception):
     """Bad input: the message is one line and says which file, line or field is wrong."""
+
+
+@contextmanager
+def reading(path, what: str = "file") -> Iterator[None]:
+    """Turn the OS errors of opening or reading `path` into one-line DawgErrors."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise DawgError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise DawgError(f"{path}: is a directory, not a {what}") from None
+    except PermissionError:
+        raise DawgError(f"{path}: permission denied") from None
+    except OSError as err:
+        raise DawgError(f"{path}: cannot read ({err.strerror})") from None
 
 
 def run_cli(app: Callable, prog: str) -> None:

@@ -26,7 +26,7 @@ from . import kernels
 from .board import Board, Shape, encode_texts, parse_board
 from .charset import JPA14, Charset
 from .engine import Found, Walk, python_inputs, score_codes, solve_one
-from .errors import DawgError
+from .errors import DawgError, reading
 from .formats import (ADT_FILES, DAWG_FILE, DAWG_MAGIC, EDGE_DTYPE, FORMAT_VERSION, FORMATS, HEADER,
                       MANIFEST_FILE, MANIFEST_VERSION, NODE_DTYPE, REFERENCE_ADT_GLOB, TRIE_FILE,
                       TRIE_MAGIC, AdtLayout, child_set_fields, dawg_sections, reserved_bits,
@@ -43,17 +43,10 @@ def display(word: str) -> str:
 
 def _map(path: Path) -> np.ndarray:
     """The bytes of a file, memory-mapped read-only (empty files give an empty array)."""
-    try:
-        with open(path, "rb") as fh:
-            if path.stat().st_size == 0:
-                return np.zeros(0, np.uint8)
-            return np.frombuffer(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ), np.uint8)
-    except FileNotFoundError:
-        raise DawgError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise DawgError(f"{path}: is a directory") from None
-    except OSError as err:
-        raise DawgError(f"{path}: cannot read ({err.strerror})") from None
+    with reading(path, "lexicon file"), open(path, "rb") as fh:
+        if path.stat().st_size == 0:
+            return np.zeros(0, np.uint8)
+        return np.frombuffer(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ), np.uint8)
 
 
 def _check(ok, path: Path, message: str) -> None:
