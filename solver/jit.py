@@ -63,7 +63,7 @@ def _compiled_in_place(func):
     overload(func, jit_options=_OPTIONS)(typer)
 
 
-for _func in (k.prepare_board, k.record, k.trie_board, k.dawg_board, k.adtdawg_board):
+for _func in (k.prepare_board, k.neighbours_with, k.record, k.trie_board, k.dawg_board, k.adtdawg_board):
     _compiled_in_place(_func)
 
 
@@ -71,12 +71,13 @@ for _func in (k.prepare_board, k.record, k.trie_board, k.dawg_board, k.adtdawg_b
 def trie_batch(nodes, boards, q_code, nbr_bits, card, stack, stamps, first_stamp, scores):
     cells = boards.shape[1]
     cell_len = np.empty(cells, np.int64)
-    nbr_mask = np.empty(cells, np.int64)
+    nbr_mask = np.empty(cells + 1, np.int64)
+    near = np.empty((cells + 1) * k.NEAR, np.int64)
     found = stack[:0]
     count = stack[:1]
     for b in range(boards.shape[0]):
-        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask)
-        scores[b] = k.trie_board(nodes, boards[b], cell_len, nbr_bits, nbr_mask, card, stack,
+        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask, near)
+        scores[b] = k.trie_board(nodes, boards[b], cell_len, nbr_mask, near, card, stack,
                                  stamps, first_stamp + b, found, 0, 0, count)
 
 
@@ -84,12 +85,13 @@ def trie_batch(nodes, boards, q_code, nbr_bits, card, stack, stamps, first_stamp
 def dawg_batch(states, edges, boards, q_code, nbr_bits, card, stack, stamps, first_stamp, scores):
     cells = boards.shape[1]
     cell_len = np.empty(cells, np.int64)
-    nbr_mask = np.empty(cells, np.int64)
+    nbr_mask = np.empty(cells + 1, np.int64)
+    near = np.empty((cells + 1) * k.NEAR, np.int64)
     found = stack[:0]
     count = stack[:1]
     for b in range(boards.shape[0]):
-        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask)
-        scores[b] = k.dawg_board(states, edges, boards[b], cell_len, nbr_bits, nbr_mask, card, stack,
+        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask, near)
+        scores[b] = k.dawg_board(states, edges, boards[b], cell_len, nbr_mask, near, card, stack,
                                  stamps, first_stamp + b, found, 0, 0, count)
 
 
@@ -98,11 +100,12 @@ def adtdawg_batch(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
                   q_code, nbr_bits, card, stack, stamps, first_stamp, scores):
     cells = boards.shape[1]
     cell_len = np.empty(cells, np.int64)
-    nbr_mask = np.empty(cells, np.int64)
+    nbr_mask = np.empty(cells + 1, np.int64)
+    near = np.empty((cells + 1) * k.NEAR, np.int64)
     found = stack[:0]
     count = stack[:1]
     for b in range(boards.shape[0]):
-        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask)
+        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask, near)
         scores[b] = k.adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits,
-                                    eow_shift, boards[b], cell_len, nbr_bits, nbr_mask, card, stack,
+                                    eow_shift, boards[b], cell_len, nbr_mask, near, card, stack,
                                     stamps, first_stamp + b, found, 0, 0, count)

@@ -13,9 +13,11 @@ stamp equal to the board's stamp marks a word already counted, so nothing is
 cleared between boards.
 
 The current path position lives in local variables; only ancestors sit on
-the stack. Unvisited neighbours of a position are a bit set of cells
-(`todo`), taken lowest bit first. The walk starts from a virtual position
-at the root whose neighbours are all cells.
+the stack. The cells still to try from a position are a bit set (`todo`),
+taken lowest bit first; it is built when the position is entered from the
+unused neighbours whose letter the node has a child for, so every cell the
+loop takes extends the path. The walk starts from a virtual position at the
+root whose neighbours are all cells.
 
 A cell code is the letter index of its face, or NO_LETTER for a blank (or
 a letter outside the charset); a two-letter face such as "Th" has code
@@ -24,9 +26,9 @@ first + 64 * (second + 1), and the walk steps through both letters.
 Shared arguments (all flat, all integers):
   board      cell codes
   cell_len   letters on each cell (2 for Qu, Th, ...)          } filled by
-  nbr_mask   bit set of the letters around each cell (lets a   } prepare_board
-             walk skip dead ends)                              }
-  nbr_bits   bit set of the neighbour cells of each cell
+  nbr_mask   bit set of the letters around each cell, then all  } prepare_board
+  near       neighbours of each cell by letter                 }
+  nbr_bits   bit set of the neighbour cells of each cell, then all cells
   card       points by word length in letters
   stack      work space of FRAME * cells integers
   stamps     one stamp per word id; `stamp` is this board's
@@ -40,6 +42,7 @@ SECOND = 64           # code = first + SECOND * (second + 1) for a two-letter fa
 INDEX_MASK = 0xFFFFFFFF
 LETTER_MASK = (1 << 26) - 1
 FRAME = 6             # stack integers per path position
+NEAR = 32             # row width of the per-board `near` table (letters <= 26)
 
 
 def popcount(x):
@@ -52,19 +55,42 @@ def lowest_bit(x):
     return (x & -x).bit_length() - 1
 
 
-def prepare_board(board, q_code, nbr_bits, cell_len, nbr_mask):
-    """Fill the per-board tables: letters on each cell, and the first letters around it."""
-    for cell in range(len(board)):
-        code = board[cell]
-        cell_len[cell] = 2 if code == q_code or code > NO_LETTER else 1
-        around = 0
+def prepare_board(board, q_code, nbr_bits, cell_len, nbr_mask, near):
+    """Fill the per-board tables: letters on each cell, the first letters around it, and
+    near[cell * NEAR + letter], the neighbours of the cell whose face starts with that letter.
+    Index `cells` of nbr_mask and row `cells` of near are the virtual root's: every cell.
+    Only the rows of letters in nbr_mask are written; walks read no others."""
+    cells = len(board)
+    for cell in range(cells + 1):
         todo = nbr_bits[cell]
         while todo:
             first = board[lowest_bit(todo)] & NO_LETTER
             todo &= todo - 1
             if first != NO_LETTER:
+                near[cell * NEAR + first] = 0
+    for cell in range(cells + 1):
+        around = 0
+        todo = nbr_bits[cell]
+        while todo:
+            nb = lowest_bit(todo)
+            first = board[nb] & NO_LETTER
+            todo &= todo - 1
+            if first != NO_LETTER:
                 around |= 1 << first
+                near[cell * NEAR + first] |= 1 << nb
         nbr_mask[cell] = around
+        if cell < cells:
+            code = board[cell]
+            cell_len[cell] = 2 if code == q_code or code > NO_LETTER else 1
+
+
+def neighbours_with(near, cell, letters, used):
+    """Unused neighbours of `cell` (cells = the root) whose face starts with one of `letters`."""
+    todo = 0
+    while letters:
+        todo |= near[cell * NEAR + lowest_bit(letters)]
+        letters &= letters - 1
+    return todo & ~used
 
 
 def record(found, capacity, width, found_count, stack, sp, cell, nb, word_id, length):
@@ -88,7 +114,7 @@ def record(found, capacity, width, found_count, stack, sp, cell, nb, word_id, le
             found[k] = -1
 
 
-def trie_board(nodes, board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, stamp,
+def trie_board(nodes, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,
                found, capacity, width, found_count):
     """Score one board on a trie (node words as signed int64; a word's id is its node)."""
     score = 0
@@ -96,9 +122,9 @@ def trie_board(nodes, board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, 
     # the current position: cell, neighbours to try, first child, child letters, letters so far
     word = nodes[0]
     cell = -1
-    todo = (1 << cells) - 1 if cells < 64 else -1
     first = word & INDEX_MASK
     mask = (word >> 32) & LETTER_MASK
+    todo = neighbours_with(near, cells, mask & nbr_mask[cells], 0)
     length = 0
     used = 0
     sp = 0
@@ -108,8 +134,6 @@ def trie_board(nodes, board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, 
             todo &= todo - 1
             code = board[nb]
             letter = code & NO_LETTER
-            if not (mask >> letter) & 1:
-                continue
             node = first + popcount(mask & ((1 << letter) - 1))
             word = nodes[node]
             if code > NO_LETTER:
@@ -136,7 +160,7 @@ def trie_board(nodes, board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, 
                 sp += 1
                 cell = nb
                 used |= 1 << nb
-                todo = nbr_bits[nb] & ~used
+                todo = neighbours_with(near, nb, child_mask & nbr_mask[nb], used)
                 first = word & INDEX_MASK
                 mask = child_mask
                 length = child_length
@@ -153,7 +177,7 @@ def trie_board(nodes, board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, 
             return score
 
 
-def dawg_board(states, edges, board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, stamp,
+def dawg_board(states, edges, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,
                found, capacity, width, found_count):
     """Score one board on a DAWG (states and edges as int64; a word's id is its rank)."""
     score = 0
@@ -161,9 +185,9 @@ def dawg_board(states, edges, board, cell_len, nbr_bits, nbr_mask, card, stack, 
     # the current position: cell, neighbours to try, first edge, edge letters, letters, rank
     word = states[0]
     cell = -1
-    todo = (1 << cells) - 1 if cells < 64 else -1
     first = word & INDEX_MASK
     mask = (word >> 32) & LETTER_MASK
+    todo = neighbours_with(near, cells, mask & nbr_mask[cells], 0)
     length = 0
     rank = 0
     used = 0
@@ -174,8 +198,6 @@ def dawg_board(states, edges, board, cell_len, nbr_bits, nbr_mask, card, stack, 
             todo &= todo - 1
             code = board[nb]
             letter = code & NO_LETTER
-            if not (mask >> letter) & 1:
-                continue
             edge = edges[first + popcount(mask & ((1 << letter) - 1))]
             child_rank = rank + (edge >> 32)
             word = states[edge & INDEX_MASK]
@@ -206,7 +228,7 @@ def dawg_board(states, edges, board, cell_len, nbr_bits, nbr_mask, card, stack, 
                 sp += 1
                 cell = nb
                 used |= 1 << nb
-                todo = nbr_bits[nb] & ~used
+                todo = neighbours_with(near, nb, child_mask & nbr_mask[nb], used)
                 first = word & INDEX_MASK
                 mask = child_mask
                 length = child_length
@@ -226,7 +248,7 @@ def dawg_board(states, edges, board, cell_len, nbr_bits, nbr_mask, card, stack, 
 
 
 def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits, eow_shift,
-                  board, cell_len, nbr_bits, nbr_mask, card, stack, stamps, stamp,
+                  board, cell_len, nbr_mask, near, card, stack, stamps, stamp,
                   found, capacity, width, found_count):
     """Score one board on an ADTDAWG; a word's id is its tracking marker.
 
@@ -243,9 +265,9 @@ def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
     # `positions`, letters so far, and marker base = marker - eow - T[first child]
     # (a child's marker is base + T[child]); the root's base is 0 since T[1] is the word count
     cell = -1
-    todo = (1 << cells) - 1 if cells < 64 else -1
     first = 1
     row = (len(set_mask) - 1) * letters
+    todo = neighbours_with(near, cells, set_mask[len(set_mask) - 1] & nbr_mask[cells], 0)
     length = 0
     base = 0
     used = 0
@@ -255,13 +277,7 @@ def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
             nb = lowest_bit(todo)
             todo &= todo - 1
             code = board[nb]
-            letter = code & NO_LETTER
-            if letter >= letters:
-                continue
-            place = positions[row + letter]
-            if place == 0:
-                continue
-            node = first + place - 1
+            node = first + positions[row + (code & NO_LETTER)] - 1
             word = nodes[node]
             marker = base + tracking[node]
             if code > NO_LETTER:
@@ -283,7 +299,8 @@ def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
                     record(found, capacity, width, found_count, stack, sp, cell, nb, marker,
                            child_length)
             child_set = (word >> fc_bits) & cs_mask
-            if set_mask[child_set] & nbr_mask[nb]:
+            child_letters = set_mask[child_set] & nbr_mask[nb]
+            if child_letters:
                 top = sp * FRAME
                 stack[top] = cell
                 stack[top + 1] = todo
@@ -294,7 +311,7 @@ def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
                 sp += 1
                 cell = nb
                 used |= 1 << nb
-                todo = nbr_bits[nb] & ~used
+                todo = neighbours_with(near, nb, child_letters, used)
                 first = word & fc_mask
                 row = child_set * letters
                 base = marker - eow - tracking[first]
