@@ -9,7 +9,10 @@ the GIL, so threads score chunks of a batch in parallel.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import shutil
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -18,8 +21,22 @@ from numba import types
 from numba.extending import intrinsic, overload
 
 from . import kernels as k
+from .defaults import cache_root
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
+
+
+def _cache_dir() -> Path:
+    """Where numba caches the batch drivers: a directory named after the contents of
+    kernels.py and this file. numba stamps a cached function with its own file only, and
+    the drivers compile kernels.py's code into themselves, so a change to either file
+    must not find an old cache. Caches of other versions are removed."""
+    digest = hashlib.sha256(Path(k.__file__).read_bytes() + Path(__file__).read_bytes()).hexdigest()[:16]
+    here = cache_root() / "numba" / digest
+    if not here.is_dir() and here.parent.is_dir():
+        for old in here.parent.iterdir():
+            shutil.rmtree(old, ignore_errors=True)
+    return here
 
 
 @intrinsic
@@ -60,11 +77,15 @@ def _compiled_in_place(func):
         return func
 
     typer.__signature__ = inspect.signature(func)
-    overload(func, jit_options=_OPTIONS)(typer)
+    overload(func, jit_options={"error_model": "numpy"})(typer)
 
 
 for _func in (k.prepare_board, k.neighbours_with, k.record, k.trie_board, k.dawg_board, k.adtdawg_board):
     _compiled_in_place(_func)
+
+# numba picks a cached function's directory when it is decorated: ours only, then restore.
+_user_cache_dir = numba.config.CACHE_DIR
+numba.config.CACHE_DIR = str(_cache_dir())
 
 
 @numba.njit(**_OPTIONS)
@@ -109,3 +130,6 @@ def adtdawg_batch(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
         scores[b] = k.adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits,
                                     eow_shift, boards[b], cell_len, nbr_mask, near, card, stack,
                                     stamps, first_stamp + b, found, 0, 0, count)
+
+
+numba.config.CACHE_DIR = _user_cache_dir
