@@ -2,8 +2,13 @@
 
 Each function here is plain Python over flat integer sequences, in the subset
 numba compiles. `solver.jit` compiles them (cached on disk) for batch work; a
-single board runs them directly in CPython on Python lists, which costs
-milliseconds but avoids numba's ~0.2 s import and cache load.
+single board runs them directly in CPython on lists and memoryviews, which
+costs milliseconds but avoids numba's ~0.2 s import and cache load.
+
+The three walks share their shape and differ in how a node is decoded and a
+word is numbered. They stay three functions on purpose: a walk that took the
+format's step as a function argument could not be cached by numba, and the
+step is the hot path that must inline.
 
 A walk is an explicit-stack depth-first search (no recursion: numba's disk
 cache cannot hold recursive functions, numba issue 6061). Cells used by the
@@ -30,7 +35,7 @@ Shared arguments (all flat, all integers):
   near       neighbours of each cell by letter                 }
   nbr_bits   bit set of the neighbour cells of each cell, then all cells
   card       points by word length in letters
-  stack      work space of FRAME * cells integers
+  stack      work space of FRAME * cells integers (the ancestors' frames)
   stamps     one stamp per word id; `stamp` is this board's
   found      with capacity > 0, rows of `width` integers (word id, letters,
              path cells..., -1 padding) for each new word; found_count[0]
