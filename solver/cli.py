@@ -22,6 +22,7 @@ from .defaults import lexicon_or_default
 from .errors import DawgError, reading, run_cli
 from .game_cli import play, roll
 from .lexicon import Lexicon
+from .search_cli import rearrange, search
 
 app = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False,
                   help="Score Boggle boards from compiled lexicons (trie, DAWG or ADTDAWG).")
@@ -170,8 +171,10 @@ def solve(
 
 app.command()(roll)
 app.command()(play)
+app.command()(search)
+app.command()(rearrange)
 
-SUBCOMMANDS = {"solve", "roll", "play"}
+SUBCOMMANDS = {"solve", "roll", "play", "search", "rearrange"}
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
 One board runs the kernels in CPython (`solve_one`): no numba import, a few
 milliseconds of walking. Many boards run the numba-compiled batch drivers
-(`score_batch`), each thread on its own chunk with its own stamps, because
+(`score_codes`), each thread on its own chunks with its own stamps, because
 the drivers release the GIL.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 
@@ -83,18 +83,51 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, skip_fo
 
 
 class _Scratch(threading.local):
-    """Per-thread stamps and stack, and the next unused stamp value."""
+    """Per-thread work space kept between calls: stamps (grown to the largest word-id range
+    seen; larger is harmless) and the next unused stamp value, so no call clears anything."""
 
     def __init__(self) -> None:
-        self.stamps = None
-        self.stack = None
+        self.stamps = np.zeros(0, np.uint32)
+        self.stack = np.zeros(kernels.FRAME * 64, np.int64)
         self.next_stamp = 1
+
+    def take(self, id_count: int, boards: int) -> int:
+        """Make room for `id_count` word ids and reserve `boards` stamps; returns the first."""
+        if len(self.stamps) < id_count:
+            self.stamps = np.zeros(id_count, np.uint32)
+            self.next_stamp = 1
+        if self.next_stamp + boards >= 2**32:
+            self.stamps[:] = 0
+            self.next_stamp = 1
+        first = self.next_stamp
+        self.next_stamp += boards
+        return first
+
+
+_scratch = _Scratch()
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _threads(jobs: int) -> ThreadPoolExecutor:
+    """A thread pool with at least `jobs` threads, kept for the life of the process."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool._max_workers < jobs:
+            if _pool is not None:
+                _pool.shutdown(wait=False)
+            _pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="dawg-solve")
+        return _pool
 
 
 def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset, jobs: int = 1,
                 progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Scores of boards given as a (B, cells) array of letter indices (NO_LETTER = unusable cell),
-    with the compiled kernels in `jobs` threads."""
+    with the compiled kernels in `jobs` threads.
+
+    The boards are cut into chunks, at least four per thread so that threads finish
+    together, at most CHUNK boards so that progress is reported often.
+    """
     from . import jit
 
     codes = np.ascontiguousarray(codes, dtype=np.int64)
@@ -111,29 +144,19 @@ def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset, j
     card = card_table(shape.cells)
     scores = np.zeros(len(codes), np.int64)
     batch = getattr(jit, walk.batch_name)
-    scratch = _Scratch()
 
     def run(lo: int, hi: int) -> int:
-        if scratch.stamps is None:
-            scratch.stamps = np.zeros(walk.id_count, np.uint32)
-            scratch.stack = np.zeros(kernels.FRAME * 64, np.int64)
-        if scratch.next_stamp + (hi - lo) >= 2**32:
-            scratch.stamps[:] = 0
-            scratch.next_stamp = 1
-        batch(*walk.inputs, codes[lo:hi], q_code, bits, card, scratch.stack, scratch.stamps,
-              scratch.next_stamp, scores[lo:hi])
-        scratch.next_stamp += hi - lo
+        first_stamp = _scratch.take(walk.id_count, hi - lo)
+        batch(*walk.inputs, codes[lo:hi], q_code, bits, card, _scratch.stack, _scratch.stamps,
+              first_stamp, scores[lo:hi])
         return hi - lo
 
-    spans = [(lo, min(lo + CHUNK, len(codes))) for lo in range(0, len(codes), CHUNK)]
-    if jobs <= 1 or len(spans) == 1:
-        for lo, hi in spans:
-            done = run(lo, hi)
-            if progress:
-                progress(done)
-    else:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for done in pool.map(lambda span: run(*span), spans):
-                if progress:
-                    progress(done)
+    jobs = max(1, min(jobs, len(codes)))
+    chunk = max(1, min(CHUNK, -(-len(codes) // (4 * jobs)) if jobs > 1 else CHUNK))
+    spans = [(lo, min(lo + chunk, len(codes))) for lo in range(0, len(codes), chunk)]
+    done_counts = map(lambda span: run(*span), spans) if jobs == 1 else \
+        _threads(jobs).map(lambda span: run(*span), spans)
+    for done in done_counts:
+        if progress:
+            progress(done)
     return scores

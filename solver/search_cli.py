@@ -1,0 +1,249 @@
+"""`dawg-solve search` and `dawg-solve rearrange`: board search from the command line.
+
+The search itself is `solver.search`; this module reads the options, shows
+progress on stderr (a live line on a terminal, else a plain line every few
+seconds; nothing with --quiet) and prints the results. Standard output holds
+only what the seed and budget determine, so two runs with the same seed and a
+--rounds or --evaluations budget print the same bytes (timings go to stderr,
+and to the JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .board import Shape, parse_board, parse_size
+from .defaults import lexicon_or_default
+from .dice_sets import random_seed
+from .errors import DawgError
+from .search import (DEFAULT_ANNEAL, DEFAULT_POOL, Budget, RearrangeResult, SearchResult, SearchStatus,
+                     rearrange as rearrange_letters, search as search_boards)
+
+DEFAULT_SECONDS = 10.0
+PLAIN_PROGRESS_EVERY = 5.0  # seconds between progress lines when stderr is not a terminal
+PROG = "dawg-solve"
+
+STOPPED = {"seconds": "time limit reached", "rounds": "round limit reached",
+           "evaluations": "evaluation limit reached", "target": "target score reached",
+           "interrupted": "interrupted"}
+
+_BUDGET_HELP = f"Without --seconds, --rounds or --evaluations the search runs for {DEFAULT_SECONDS:g} s."
+_ANNEAL_OPTIONS = "(anneal only; default {})"
+
+
+class _Progress:
+    """Search progress on stderr: a live line on a terminal, a plain line every few seconds
+    otherwise, nothing when quiet."""
+
+    def __init__(self, quiet: bool, headline: str) -> None:
+        self.quiet = quiet
+        self.headline = headline  # shown once the first round is scored, so bad input stays one line
+        self.status = None
+        self.next_line = PLAIN_PROGRESS_EVERY
+
+    def __call__(self, status: SearchStatus) -> None:
+        if self.quiet or status.best is None:
+            return
+        if self.headline:
+            if sys.stderr.isatty():
+                from rich.console import Console
+
+                self.status = Console(stderr=True).status(self.headline)
+                self.status.start()
+            else:
+                print(f"{PROG}: {self.headline}", file=sys.stderr, flush=True)
+            self.headline = ""
+        rate = status.evaluations / status.seconds if status.seconds > 0 else 0.0
+        text = (f"best {status.best.score:,} {status.best.board}  {status.evaluations:,} boards  "
+                f"{rate:,.0f} boards/s  {status.seconds:.0f} s")
+        if self.status is not None:
+            self.status.update(text)
+        elif status.seconds >= self.next_line:
+            print(f"{PROG}: {text}", file=sys.stderr, flush=True)
+            while self.next_line <= status.seconds:
+                self.next_line += PLAIN_PROGRESS_EVERY
+
+    def __enter__(self) -> "_Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.status is not None:
+            self.status.stop()
+
+    def report(self, result: SearchResult, jobs: int) -> None:
+        """The closing line: time, boards scored and speed."""
+        if not self.quiet:
+            rate = result.evaluations / result.seconds if result.seconds > 0 else 0.0
+            print(f"{PROG}: searched {result.seconds:.1f} s, {result.evaluations:,} boards, {rate:,.0f} boards/s "
+                  f"({jobs} job{'s' * (jobs > 1)})", file=sys.stderr)
+
+
+def _jobs(jobs: int) -> int:
+    if jobs < 0:
+        raise DawgError(f"--jobs: must be 0 (all cores) or more, got {jobs}")
+    return jobs or os.cpu_count() or 1
+
+
+def _budget(seconds: Optional[float], rounds: Optional[int], evaluations: Optional[int],
+            target: Optional[int] = None) -> Budget:
+    if seconds is None and rounds is None and evaluations is None:
+        seconds = DEFAULT_SECONDS
+    return Budget(seconds=seconds, rounds=rounds, evaluations=evaluations, target=target)
+
+
+def _anneal_options(steps: Optional[int], t0: Optional[float], t1: Optional[float],
+                    swap_share: Optional[float]) -> dict:
+    given = dict(steps=steps, t0=t0, t1=t1, swap_share=swap_share)
+    return {name: value for name, value in given.items() if value is not None}
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'s' * (number != 1)}"
+
+
+def _summary(result: SearchResult) -> str:
+    return (f"{result.method} search of {result.shape} boards over {result.alphabet.upper()}, seed {result.seed}: "
+            f"{_count(result.rounds, 'round')}, {_count(result.evaluations, 'board')} scored; "
+            f"{STOPPED[result.stopped]}")
+
+
+def _result_json(result: SearchResult) -> dict:
+    rate = result.evaluations / result.seconds if result.seconds > 0 else 0.0
+    return {"method": result.method, "size": str(result.shape), "alphabet": result.alphabet.upper(),
+            "seed": result.seed, "rounds": result.rounds, "evaluations": result.evaluations,
+            "stopped": result.stopped, "seconds": round(result.seconds, 3), "boards_per_second": round(rate),
+            "best": {"board": result.best.board, "score": result.best.score},
+            "top": [{"board": b.board, "score": b.score} for b in result.top]}
+
+
+def search(
+    file: Optional[Path] = typer.Argument(None, metavar="[FILE]", help="Lexicon (default: the shipped one)."),
+    size: str = typer.Option("4x4", "--size", "-s", help="Board size RxC."),
+    method: str = typer.Option("hillclimb", "--method", "-m", help="hillclimb, deviation or anneal."),
+    seconds: Optional[float] = typer.Option(None, "--seconds", help="Stop at the first round boundary "
+                                            "after this many seconds. " + _BUDGET_HELP),
+    rounds: Optional[int] = typer.Option(None, "--rounds", help="Stop after this many rounds "
+                                         "(reproducible with --seed)."),
+    evaluations: Optional[int] = typer.Option(None, "--evaluations", help="Stop after the round that "
+                                              "reaches this many boards scored (reproducible with --seed)."),
+    target: Optional[int] = typer.Option(None, "--target", help="Stop once a board scores this much."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Scoring threads (0 = all cores); never changes results."),
+    top: int = typer.Option(10, "--top", "-k", help="How many distinct boards to report."),
+    alphabet: Optional[str] = typer.Option(None, "--alphabet", help="Letters to use [default: the lexicon's "
+                                           "charset]; 'q' is the Qu die."),
+    start: Optional[str] = typer.Option(None, "--start", help="Board the first climb or run starts from."),
+    pool: Optional[int] = typer.Option(None, "--pool", help="hillclimb: boards kept per climb "
+                                       f"({DEFAULT_POOL['hillclimb']}); deviation: boards expanded per climb "
+                                       f"({DEFAULT_POOL['deviation']}); anneal: chains ({DEFAULT_POOL['anneal']})."),
+    steps: Optional[int] = typer.Option(None, "--steps", help="Rounds per cooling run "
+                                        + _ANNEAL_OPTIONS.format(DEFAULT_ANNEAL["steps"])),
+    t0: Optional[float] = typer.Option(None, "--t0", help="Starting temperature "
+                                       + _ANNEAL_OPTIONS.format(DEFAULT_ANNEAL["t0"])),
+    t1: Optional[float] = typer.Option(None, "--t1", help="Final temperature "
+                                       + _ANNEAL_OPTIONS.format(DEFAULT_ANNEAL["t1"])),
+    swap_share: Optional[float] = typer.Option(None, "--swap-share", help="Share of proposals that swap two "
+                                               "cells " + _ANNEAL_OPTIONS.format(DEFAULT_ANNEAL["swap_share"])),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object with the top list and the run's figures."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
+) -> None:
+    """Search for the highest-scoring boards (rotations and reflections count as one board).
+
+    With --seed and a --rounds or --evaluations budget the result is exactly reproducible,
+    whatever --jobs; with --seconds it depends on how far the search got in the time.
+    """
+    shape = parse_size(size)
+    jobs = _jobs(jobs)
+    budget = _budget(seconds, rounds, evaluations, target)
+    lex = lexicon_or_default(file, fmt)
+    seed = random_seed() if seed is None else seed  # chosen here so the progress line can show it
+    with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress:
+        result = search_boards(lex, shape, budget, method, seed=seed, jobs=jobs, top=top, alphabet=alphabet,
+                               start=start, pool=pool, on_round=progress,
+                               **_anneal_options(steps, t0, t1, swap_share))
+    progress.report(result, jobs)
+    if as_json:
+        print(json.dumps(_result_json(result)))
+        return
+    best = parse_board(result.best.board, shape)
+    print(f"best board, {result.best.score} points:")
+    print(best.grid())
+    print()
+    print(f"top {len(result.top)} (canonical form: rotations and reflections count once):")
+    for rank, board in enumerate(result.top, 1):
+        print(f"{rank:4}  {board.score:6}  {board.board}")
+    print()
+    print(_summary(result))
+
+
+def rearrange(
+    args: list[str] = typer.Argument(..., metavar="[FILE] LETTERS",
+                                     help="Lexicon (default: the shipped one) and the letters to place, "
+                                          "one per cell ('q' is the Qu die)."),
+    size: Optional[str] = typer.Option(None, "--size", "-s", help="Board size RxC [default: square]."),
+    method: str = typer.Option("hillclimb", "--method", "-m", help="hillclimb or anneal (swaps only)."),
+    seconds: Optional[float] = typer.Option(None, "--seconds", help="Stop at the first round boundary "
+                                            "after this many seconds. " + _BUDGET_HELP),
+    rounds: Optional[int] = typer.Option(None, "--rounds", help="Stop after this many rounds."),
+    evaluations: Optional[int] = typer.Option(None, "--evaluations", help="Stop after the round that "
+                                              "reaches this many boards scored."),
+    target: Optional[int] = typer.Option(None, "--target", help="Stop once an arrangement scores this much."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Scoring threads (0 = all cores); never changes results."),
+    pool: Optional[int] = typer.Option(None, "--pool", help="hillclimb: boards kept per climb; anneal: chains."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object: arrangement, score, words."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
+) -> None:
+    """Arrange exactly the given letters on the board for the highest score (seed 003).
+
+    Starts from a greedy letter-pair "energy" arrangement, then searches with swaps only.
+    """
+    if len(args) > 2:
+        raise DawgError(f"too many arguments: {' '.join(args[2:])}")
+    if len(args) == 1 and Path(args[0]).exists():
+        raise DawgError(f"{args[0]} is a lexicon path: give the LETTERS after it")
+    letters = args[-1]
+    shape = parse_size(size) if size else _square_for(letters)
+    jobs = _jobs(jobs)
+    budget = _budget(seconds, rounds, evaluations, target)
+    lex = lexicon_or_default(Path(args[0]) if len(args) == 2 else None, fmt)
+    seed = random_seed() if seed is None else seed
+    with _Progress(quiet, f"rearranging letters on a {shape} board, seed {seed}") as progress:
+        outcome = rearrange_letters(lex, letters, shape, budget, method, seed=seed, jobs=jobs, pool=pool,
+                                    on_round=progress)
+    progress.report(outcome.search, jobs)
+    _print_arrangement(outcome, shape, as_json)
+
+
+def _square_for(letters: str) -> Shape:
+    count = sum(ch.isalpha() for ch in letters)
+    side = round(count ** 0.5)
+    if side * side != count:
+        raise DawgError(f"LETTERS: {count} letters do not fill a square board; give --size RxC")
+    return parse_size(f"{side}x{side}")
+
+
+def _print_arrangement(outcome: RearrangeResult, shape: Shape, as_json: bool) -> None:
+    result = outcome.search
+    if as_json:
+        record = _result_json(result)
+        record.update(letters=outcome.letters, board=result.best.board, score=result.best.score,
+                      start={"board": outcome.start.board, "score": outcome.start.score},
+                      words=[{"word": f.word, "points": f.points} for f in outcome.words])
+        del record["top"], record["best"]
+        print(json.dumps(record))
+        return
+    print(parse_board(result.best.board, shape).grid())
+    print(f"{result.best.score} points, {len(outcome.words)} words: {result.best.board} "
+          f"(greedy energy start {outcome.start.board}: {outcome.start.score} points)")
+    for found in outcome.words:
+        print(f"{found.points:3}  {found.word}")
+    print(_summary(result))

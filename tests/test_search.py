@@ -1,0 +1,259 @@
+"""Board search (`solver.search`, `dawg-solve search` / `rearrange`): symmetry, honest scores,
+the rearranged letters, reproducibility, and stopping on time or Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from solver.board import Shape, parse_board
+from solver.lexicon import open_lexicon
+from solver.search import (METHODS, Budget, SeenBoards, canonical_board, canonical_codes, fingerprints,
+                           rearrange, search, symmetries)
+
+from conftest import REPO, assert_clean_error, run_cli
+
+
+
+def _images(rows: list[str], square: bool) -> list[str]:
+    """The rotations and reflections of a grid, built by hand: 8 for a square, 4 otherwise."""
+    def turn(grid):  # a quarter turn clockwise
+        return ["".join(col) for col in zip(*grid[::-1])]
+
+    def mirror(grid):
+        return [row[::-1] for row in grid]
+
+    turns = [rows]
+    for _ in range(3 if square else 0):
+        turns.append(turn(turns[-1]))
+    if not square:
+        turns.append(mirror(rows)[::-1])  # half turn
+    grids = turns + [mirror(g) for g in turns]
+    return ["/".join(g) for g in grids]
+
+
+@pytest.mark.parametrize("rows", [["abcd", "efgh", "ijkl", "mnop"], ["qzar", "bxqe", "eeee", "tsra"],
+                                  ["abcde", "fghij", "klmno"], ["ab", "cd", "ef", "gh"], ["aqxy"]])
+def test_canonical_form_is_the_same_for_every_symmetry(rows):
+    square = len(rows) == len(rows[0])
+    images = _images(rows, square)
+    assert len(images) == (8 if square else 4)
+    shape = Shape(len(rows), len(rows[0]))
+    canon = {canonical_board(parse_board(image, shape)).notation for image in images}
+    assert len(canon) == 1
+    smallest = min(parse_board(image, shape).notation for image in images)
+    assert canon == {smallest}
+    assert len(symmetries(shape)) == len({parse_board(image, shape).notation for image in images})
+    # The vectorised form used inside the search agrees with the notation-level one.
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    codes = np.array([[letters.index(ch) for ch in image.replace("/", "")] for image in images])
+    canonical = canonical_codes(codes, shape)
+    assert (canonical == canonical[0]).all()
+    assert "".join(letters[c] for c in canonical[0]) == smallest.replace("/", "")
+    assert len(set(fingerprints(canonical).tolist())) == 1
+
+
+def test_canonical_codes_match_notation_on_random_boards():
+    rng = np.random.default_rng(7)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    for shape in (Shape(4, 4), Shape(3, 5), Shape(5, 5)):
+        codes = rng.integers(0, 3, (200, shape.cells))  # few letters: many near-symmetric boards
+        for row, canon in zip(codes, canonical_codes(codes, shape)):
+            board = parse_board("".join(letters[c] for c in row), shape)
+            assert canonical_board(board).notation.replace("/", "") == "".join(letters[c] for c in canon)
+
+
+def test_seen_boards_remember_exactly_what_was_added():
+    rng = np.random.default_rng(1)
+    seen, reference = SeenBoards(), set()
+    for size in (1, 5, 0, 40, 3, 100, 7, 7, 300):
+        keys = np.unique(rng.integers(0, 2**20, size).astype(np.uint64))
+        fresh = keys[~seen.known(keys)]
+        assert set(fresh.tolist()) == set(keys.tolist()) - reference
+        seen.add(fresh)
+        reference |= set(fresh.tolist())
+        probe = rng.integers(0, 2**20, 500).astype(np.uint64)
+        assert seen.known(probe).tolist() == [p in reference for p in probe.tolist()]
+    assert len(seen) == len(reference)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_reported_score_is_the_board_score(built, method):
+    lex = open_lexicon(built("enable2k"))
+    result = search(lex, Shape(4, 4), Budget(evaluations=40_000), method, seed=3, jobs=2, top=8)
+    assert result.stopped == "evaluations" and result.evaluations >= 40_000
+    assert len(result.top) == 8
+    assert len({b.board for b in result.top}) == 8
+    assert [b.score for b in result.top] == sorted((b.score for b in result.top), reverse=True)
+    for found in result.top:
+        board = parse_board(found.board)
+        assert found.score == lex.score(board)
+        assert canonical_board(board).notation == found.board
+    assert result.best.score > 1000  # random boards score about 40
+
+
+def test_alphabet_restricts_the_letters_and_rectangles_work(built):
+    lex = open_lexicon(built("enable2k"))
+    result = search(lex, Shape(3, 5), Budget(rounds=30), "hillclimb", seed=1, alphabet="AEIRSTNL", top=5)
+    assert result.alphabet == "aeilnrst"
+    for found in result.top:
+        board = parse_board(found.board)
+        assert board.shape == Shape(3, 5)
+        assert set(board.notation.replace("/", "")) <= set("aeilnrst")
+        assert found.score == lex.score(board)
+
+
+def test_deviation_never_scores_a_board_twice(built):
+    lex = open_lexicon(built("twl06", "14"))
+    batches = []
+    score_codes = lex.score_codes
+
+    def recording(codes, shape, jobs=1):
+        batches.append(canonical_codes(codes, shape))
+        return score_codes(codes, shape, jobs)
+
+    lex.score_codes = recording
+    result = search(lex, Shape(3, 3), Budget(rounds=40), "deviation", seed=2, start="rstelanid", top=3)
+    assert sum(len(b) for b in batches) == result.evaluations
+    assert len(batches[1]) == 9 * 13 + 36  # the start's single deviations and swaps (all letters differ)
+    seen = set()
+    for batch in batches:
+        boards = {row.tobytes() for row in batch}
+        if len(batch) > 1:  # a new climb's first board (a batch of one) may come back; nothing else does
+            assert len(boards) == len(batch) and not boards & seen
+        seen |= boards
+    assert result.best.score == lex.score(parse_board(result.best.board))
+
+
+def test_rounds_budget_is_exact_and_target_stops(built):
+    lex = open_lexicon(built("enable2k"))
+    result = search(lex, Shape(4, 4), Budget(rounds=7), "anneal", seed=1, pool=64, steps=50)
+    assert result.rounds == 7 and result.evaluations == 7 * 64 and result.stopped == "rounds"
+    result = search(lex, Shape(4, 4), Budget(rounds=1000, target=1000), "hillclimb", seed=1)
+    assert result.stopped == "target" and result.best.score >= 1000
+
+
+def test_same_seed_same_result_whatever_the_threads(built):
+    lex = open_lexicon(built("enable2k"))
+    for method in METHODS:
+        runs = [search(lex, Shape(4, 4), Budget(evaluations=20_000), method, seed=11, jobs=jobs)
+                for jobs in (1, 2, 1)]
+        assert runs[0].top == runs[1].top == runs[2].top
+        assert runs[0].evaluations == runs[1].evaluations == runs[2].evaluations
+    other = search(lex, Shape(4, 4), Budget(evaluations=20_000), "anneal", seed=12)
+    assert other.top != runs[0].top
+
+
+def test_interrupt_keeps_the_boards_found_so_far(built):
+    lex = open_lexicon(built("enable2k"))
+
+    def interrupt(status):
+        if status.rounds == 5:
+            raise KeyboardInterrupt
+
+    result = search(lex, Shape(4, 4), Budget(seconds=60), "hillclimb", seed=4, on_round=interrupt)
+    assert result.stopped == "interrupted" and result.rounds == 5 and result.top
+    assert result.best.score == lex.score(result.best.board)
+
+
+def test_rearrange_keeps_exactly_the_letters(built):
+    lex = open_lexicon(built("enable2k"))
+    letters = "sretsenigtalsrep"  # the 4x4 champion's letters, shuffled
+    outcome = rearrange(lex, letters, Shape(4, 4), Budget(rounds=40), seed=1, jobs=2)
+    best = outcome.search.best
+    assert sorted(best.board) == sorted(letters) == list(outcome.letters)
+    assert sorted(outcome.start.board) == sorted(letters)
+    assert best.score == lex.score(best.board) == sum(f.points for f in outcome.words)
+    assert best.score >= outcome.start.score
+    annealed = rearrange(lex, "qiuteaxrsnol", Shape(3, 4), Budget(rounds=60), "anneal", seed=2, pool=32)
+    assert sorted(annealed.search.best.board.replace("/", "")) == sorted("qiuteaxrsnol")
+    assert annealed.search.best.score == lex.score(parse_board(annealed.search.best.board))
+
+
+def test_cli_search_scores_agree_with_dawg_solve(built):
+    out = str(built("enable2k"))
+    proc = run_cli("solver.cli", "search", out, "--size", "4x4", "--evaluations", "30000", "--seed", "5",
+                   "--top", "4", "--json", "-q")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["stopped"] == "evaluations" and len(data["top"]) == 4
+    assert data["best"] == data["top"][0]
+    check = run_cli("solver.cli", out, data["best"]["board"], "--json")
+    assert json.loads(check.stdout)["score"] == data["best"]["score"]
+
+
+def test_cli_same_seed_prints_the_same(built):
+    out = str(built("enable2k"))
+    args = ("solver.cli", "search", out, "--method", "deviation", "--rounds", "12", "--seed", "9", "-j", "2")
+    first, second = run_cli(*args), run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    lines = first.stdout.splitlines()
+    assert lines[0].startswith("best board, ") and "seed 9: 12 rounds" in lines[-1]
+
+
+def test_cli_rearrange_prints_board_score_and_words(built):
+    out = str(built("enable2k"))
+    proc = run_cli("solver.cli", "rearrange", out, "PERSLATGSINETERS", "--rounds", "10", "--seed", "1", "--json", "-q")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert sorted(data["board"]) == sorted(data["letters"]) == sorted("perslatgsineters")
+    assert data["score"] == sum(w["points"] for w in data["words"])
+    text = run_cli("solver.cli", "rearrange", out, "PERSLATGSINETERS", "--rounds", "10", "--seed", "1", "-q")
+    lines = text.stdout.splitlines()
+    assert lines[4].startswith(f"{data['score']} points, {len(data['words'])} words")
+
+
+def test_cli_seconds_limit_returns_promptly(built):
+    out = str(built("twl06", "14"))
+    run_cli("solver.cli", "search", out, "--size", "5x5", "--rounds", "1", "-q")  # compiled code is cached
+    started = time.perf_counter()
+    proc = run_cli("solver.cli", "search", out, "--size", "5x5", "--seconds", "1", "--json", "-q")
+    elapsed = time.perf_counter() - started
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["stopped"] == "seconds" and data["top"]
+    assert 1 <= data["seconds"] < 4 and elapsed < 10
+
+
+def test_cli_ctrl_c_prints_the_best_so_far(built):
+    out = str(built("enable2k"))
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "search", out, "--seconds", "60"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        assert "hillclimb search of 4x4 boards" in proc.stderr.readline()  # the first round is scored
+        time.sleep(1)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=15)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    assert stdout.startswith("best board, ") and stdout.rstrip().endswith("interrupted")
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("search", "--alphabet", "ab1"), "--alphabet"),
+    (("search", "--method", "tabu"), "--method"),
+    (("search", "--t0", "5"), "--t0"),
+    (("search", "--seconds", "0"), "--seconds"),
+    (("search", "--start", "abc"), "needs 16"),
+    (("rearrange", "abcde", "--size", "2x3"), "5 letters"),
+    (("rearrange", "abc"), "give --size"),
+])
+def test_cli_bad_input_is_one_line(built, args, fragment):
+    out = str(built("enable2k"))
+    command, *rest = args
+    assert_clean_error(run_cli("solver.cli", command, out, *rest), fragment)
+
+
+def test_cli_letters_outside_the_charset(built):
+    out = str(built("twl06", "14"))
+    assert_clean_error(run_cli("solver.cli", "rearrange", out, "abcdefghijklmnop"), "'B'", "charset")
+    assert_clean_error(run_cli("solver.cli", "search", out, "--alphabet", "xyz"), "'X'", "charset")
