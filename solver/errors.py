@@ -8,7 +8,6 @@ so no user ever sees a traceback for bad input.
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import contextmanager
 from typing import Callable, Iterator
@@ -45,11 +44,6 @@ def run_cli(app: Callable, prog: str) -> None:
         _fail(prog, str(err), 1)
     except KeyboardInterrupt:
         _fail(prog, "interrupted", 130)
-    except BrokenPipeError:
-        # The reader of our output went away (as with `| head`): not an error of ours.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(0)
 
 
 def _fail(prog: str, message: str, status: int) -> None:
