@@ -120,7 +120,7 @@ class Lexicon:
 
     @cached_property
     def walk(self) -> Walk:
-        """The kernel inputs of this format (arrays views of the mapped files, small derived tables)."""
+        """The kernel inputs of this format: views of the mapped files and small derived tables."""
         raise NotImplementedError
 
     @cached_property
