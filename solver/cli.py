@@ -19,6 +19,7 @@ import typer
 
 from .board import Board, BoardError, Shape, parse_board, parse_size
 from .defaults import lexicon_or_default
+from .engine import job_count
 from .errors import DawgError, reading, run_cli
 from .game_cli import play, roll
 from .lexicon import Lexicon
@@ -146,12 +147,7 @@ def solve(
     """Score one board, or a batch of boards."""
     args = args or []
     shape = parse_size(size) if size else None
-    if jobs < 0:
-        raise DawgError(f"--jobs: must be 0 (all cores) or more, got {jobs}")
-    if jobs == 0:
-        import os
-
-        jobs = os.cpu_count() or 1
+    jobs = job_count(jobs)
     if boards is not None:
         if len(args) > 1:
             raise DawgError("give either BOARD or --boards, not both")

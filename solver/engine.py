@@ -8,6 +8,7 @@ the drivers release the GIL.
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ import numpy as np
 from . import kernels
 from .board import Board, Shape, card_table, encode, neighbour_bits, points
 from .charset import Charset
+from .errors import DawgError
 
 FOUND_PER_CELL = 256  # room for words found per board cell before a rerun with more
 CHUNK = 512  # boards per task: small enough for progress and balance, large enough to amortise
@@ -40,6 +42,13 @@ class Walk:
     batch_name: str
     inputs: tuple      # leading kernel arguments (arrays and ints)
     id_count: int      # stamps needed: word ids are 0..id_count-1
+
+
+def job_count(jobs: int) -> int:
+    """Threads for a `--jobs` value: 0 means one per core; negative is an error."""
+    if jobs < 0:
+        raise DawgError(f"--jobs: must be 0 (all cores) or more, got {jobs}")
+    return jobs or os.cpu_count() or 1
 
 
 def _neighbour_bits_array(shape: Shape) -> np.ndarray:

@@ -11,7 +11,6 @@ and to the JSON).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -21,6 +20,7 @@ import typer
 from .board import Shape, parse_board, parse_size
 from .defaults import lexicon_or_default
 from .dice_sets import random_seed
+from .engine import job_count
 from .errors import DawgError
 from .search import (DEFAULT_ANNEAL, DEFAULT_POOL, Budget, RearrangeResult, SearchResult, SearchStatus,
                      rearrange as rearrange_letters, search as search_boards)
@@ -82,12 +82,6 @@ class _Progress:
             rate = result.evaluations / result.seconds if result.seconds > 0 else 0.0
             print(f"{PROG}: searched {result.seconds:.1f} s, {result.evaluations:,} boards, {rate:,.0f} boards/s "
                   f"({jobs} job{'s' * (jobs > 1)})", file=sys.stderr)
-
-
-def _jobs(jobs: int) -> int:
-    if jobs < 0:
-        raise DawgError(f"--jobs: must be 0 (all cores) or more, got {jobs}")
-    return jobs or os.cpu_count() or 1
 
 
 def _budget(seconds: Optional[float], rounds: Optional[int], evaluations: Optional[int],
@@ -160,7 +154,7 @@ def search(
     whatever --jobs; with --seconds it depends on how far the search got in the time.
     """
     shape = parse_size(size)
-    jobs = _jobs(jobs)
+    jobs = job_count(jobs)
     budget = _budget(seconds, rounds, evaluations, target)
     lex = lexicon_or_default(file, fmt)
     seed = random_seed() if seed is None else seed  # chosen here so the progress line can show it
@@ -212,7 +206,7 @@ def rearrange(
         raise DawgError(f"{args[0]} is a lexicon path: give the LETTERS after it")
     letters = args[-1]
     shape = parse_size(size) if size else _square_for(letters)
-    jobs = _jobs(jobs)
+    jobs = job_count(jobs)
     budget = _budget(seconds, rounds, evaluations, target)
     lex = lexicon_or_default(Path(args[0]) if len(args) == 2 else None, fmt)
     seed = random_seed() if seed is None else seed
