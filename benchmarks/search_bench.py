@@ -40,6 +40,11 @@ from solver.charset import parse_charset
 from solver.lexicon import open_lexicon
 from solver.search import METHODS, Budget, search
 
+
+def _search(lex, *args, jobs=1, **kwargs):
+    with lex.scorer(jobs) as scorer:
+        return search(scorer, *args, **kwargs)
+
 BEST_ENABLE2K_4X4 = 3625  # perslatgsineters
 CHAMPION_TWL06_5X5 = ("RSLCSDEIAEGNTRPATESESMIDR", 10769)  # seed 000's board, JPA14 lexicon
 SPEED_EVALUATIONS = {Shape(4, 4): 400_000, Shape(5, 5): 150_000}
@@ -75,14 +80,14 @@ def part_a(lexicons: dict, jobs: int) -> list[str]:
            f"Each method runs from seed 1 for a fixed number of boards; {load()} at the start.", "",
            "| lexicon | size | method | 1 job | " + f"{jobs} jobs |", "|---|---|---|---:|---:|"]
     for name, (lex, shape, board) in lexicons.items():
-        search(lex, shape, Budget(rounds=3), "hillclimb", seed=0)  # load compiled code
+        _search(lex, shape, Budget(rounds=3), "hillclimb", seed=0)  # load compiled code
         rates = [kernel_rate(lex, shape, j, board) for j in (1, jobs)]
         out.append(f"| {name} | {shape} | bare kernel (single changes of a good board) | "
                    f"{rates[0]:,.0f} | {rates[1]:,.0f} |")
         for method in METHODS:
             row = []
             for j in (1, jobs):
-                result = search(lex, shape, Budget(evaluations=SPEED_EVALUATIONS[shape]), method, seed=1, jobs=j)
+                result = _search(lex, shape, Budget(evaluations=SPEED_EVALUATIONS[shape]), method, seed=1, jobs=j)
                 row.append(result.evaluations / result.seconds)
             out.append(f"| {name} | {shape} | {method} | {row[0]:,.0f} | {row[1]:,.0f} |")
         print("\n".join(out[-4:]), flush=True)
@@ -99,7 +104,7 @@ def part_b(lex, seeds: int, cap: float, jobs: int) -> list[str]:
     for method in METHODS:
         times = []
         for seed in range(1, seeds + 1):
-            result = search(lex, Shape(4, 4), Budget(seconds=cap, target=BEST_ENABLE2K_4X4), method,
+            result = _search(lex, Shape(4, 4), Budget(seconds=cap, target=BEST_ENABLE2K_4X4), method,
                             seed=seed, jobs=jobs, top=1)
             reached = result.stopped == "target"
             if reached:
@@ -128,7 +133,7 @@ def part_c(lex, minutes: float, jobs: int, methods: list[str]) -> list[str]:
             if status.best and status.best.score > reached.get("score", -1):
                 reached.update(score=status.best.score, seconds=status.seconds)
 
-        result = search(lex, Shape(5, 5), Budget(seconds=60 * minutes), method, seed=1, jobs=jobs, top=1,
+        result = _search(lex, Shape(5, 5), Budget(seconds=60 * minutes), method, seed=1, jobs=jobs, top=1,
                         on_round=note)
         out.append(f"| {method} | 1 | {result.best.score:,} | {result.best.board} | {reached['seconds']:.0f} s | "
                    f"{result.evaluations:,} |")

@@ -63,11 +63,12 @@ def python_inputs(values: tuple) -> tuple:
 
 
 def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, skip_foreign: bool,
-              want_words: bool) -> tuple[int, list[Found]]:
-    """Score one board in plain Python; with want_words also list each word found and a path."""
+              want_words: bool, neighbours: list[int] | None = None) -> tuple[int, list[Found]]:
+    """Score one board in plain Python; with want_words also list each word found and a path.
+    `neighbours` replaces the board's adjacency (as `neighbour_bits` gives it, root last)."""
     codes = encode([board], charset, skip_foreign)[0].tolist()
     cells = board.shape.cells
-    bits = neighbour_bits(board.shape)
+    bits = neighbours or neighbour_bits(board.shape)
     cell_len, nbr_mask, near = [0] * cells, [0] * (cells + 1), [0] * ((cells + 1) * kernels.NEAR)
     kernels.prepare_board(codes, charset.letters.find("q"), bits, cell_len, nbr_mask, near)
     board_args = (codes, cell_len, nbr_mask, near, card_table(cells).tolist())
@@ -114,25 +115,13 @@ class _Scratch(threading.local):
 
 
 _scratch = _Scratch()
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
 
 
-def _threads(jobs: int) -> ThreadPoolExecutor:
-    """A thread pool with at least `jobs` threads, kept for the life of the process."""
-    global _pool
-    with _pool_lock:
-        if _pool is None or _pool._max_workers < jobs:
-            if _pool is not None:
-                _pool.shutdown(wait=False)
-            _pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="dawg-solve")
-        return _pool
-
-
-def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset, jobs: int = 1,
+def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset,
+                threads: int = 1, pool: ThreadPoolExecutor | None = None,
                 progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Scores of boards given as a (B, cells) array of letter indices (NO_LETTER = unusable cell),
-    with the compiled kernels in `jobs` threads.
+    with the compiled kernels on the `threads` threads of `pool` (None: in this thread).
 
     The boards are cut into chunks, at least four per thread so that threads finish
     together, at most CHUNK boards so that progress is reported often.
@@ -160,11 +149,9 @@ def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset, j
               first_stamp, scores[lo:hi])
         return hi - lo
 
-    jobs = max(1, min(jobs, len(codes)))
-    chunk = max(1, min(CHUNK, -(-len(codes) // (4 * jobs)) if jobs > 1 else CHUNK))
+    chunk = max(1, min(CHUNK, -(-len(codes) // (4 * threads))))
     spans = [(lo, min(lo + chunk, len(codes))) for lo in range(0, len(codes), chunk)]
-    done_counts = map(lambda span: run(*span), spans) if jobs == 1 else \
-        _threads(jobs).map(lambda span: run(*span), spans)
+    done_counts = (pool.map if pool is not None and len(spans) > 1 else map)(lambda span: run(*span), spans)
     for done in done_counts:
         if progress:
             progress(done)

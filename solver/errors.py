@@ -17,6 +17,26 @@ class DawgError(Exception):
     """Bad input: the message is one line and says which file, line or field is wrong."""
 
 
+class ParameterError(DawgError):
+    """A bad value of a named API parameter. The message names the parameter as the API does
+    (`seconds: ...`); the command-line wrapper names it as the flag that set it."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"{name}: {problem}")
+        self.name = name
+        self.problem = problem
+
+
+ARGUMENT_NAMES = {"letters": "LETTERS", "board": "BOARD"}  # parameters the CLIs take as arguments
+
+
+def cli_message(err: DawgError) -> str:
+    """The message of an error as a command-line user reads it: parameters named as flags."""
+    if isinstance(err, ParameterError):
+        return f"{ARGUMENT_NAMES.get(err.name, '--' + err.name.replace('_', '-'))}: {err.problem}"
+    return str(err)
+
+
 @contextmanager
 def reading(path, what: str = "file") -> Iterator[None]:
     """Turn the OS errors of opening or reading `path` into one-line DawgErrors."""
@@ -41,7 +61,7 @@ def run_cli(app: Callable, prog: str) -> None:
     try:
         app(prog_name=prog)
     except DawgError as err:
-        _fail(prog, str(err), 1)
+        _fail(prog, cli_message(err), 1)
     except KeyboardInterrupt:
         _fail(prog, "interrupted", 130)
 

@@ -30,13 +30,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import kernels
 from .board import Board, Shape, encode_texts, parse_board
 from .charset import JPA14, Charset
-from .engine import Found, Walk, python_inputs, score_codes, solve_one
+from .engine import Found, Walk, python_inputs, solve_one
 from .errors import DawgError, reading
 from .formats import (
     ADT_FILES,
@@ -58,6 +59,9 @@ from .formats import (
     split_node_words,
 )
 from .manifest import Manifest, parse_manifest
+
+if TYPE_CHECKING:
+    from .backends import Scorer
 
 DEFAULT_FORMAT = "trie"
 REFERENCE_MAX_LENGTH = 15
@@ -196,7 +200,8 @@ class Lexicon:
         raise NotImplementedError
 
     @cached_property
-    def _python_inputs(self) -> tuple:
+    def python_inputs(self) -> tuple:
+        """The kernel inputs as the CPython engine reads them."""
         return python_inputs(self.walk.inputs)
 
     def _board(self, board: Board | str) -> Board:
@@ -204,12 +209,12 @@ class Lexicon:
 
     def score(self, board: Board | str, skip_foreign: bool = False) -> int:
         """Points of one board (plain Python: no compile step, a few milliseconds)."""
-        return solve_one(self.walk, self._python_inputs, self._board(board), self.charset,
+        return solve_one(self.walk, self.python_inputs, self._board(board), self.charset,
                          skip_foreign, want_words=False)[0]
 
     def words(self, board: Board | str, skip_foreign: bool = False) -> list[Found]:
         """Every word on one board with its points and a path, longest first."""
-        return solve_one(self.walk, self._python_inputs, self._board(board), self.charset,
+        return solve_one(self.walk, self.python_inputs, self._board(board), self.charset,
                          skip_foreign, want_words=True)[1]
 
     def score_many(self, boards: Iterable[Board | str], jobs: int = 1, skip_foreign: bool = False,
@@ -220,18 +225,24 @@ class Lexicon:
         boards = list(boards)
         texts = [b.notation if isinstance(b, Board) else b for b in boards]
         scores = np.zeros(len(texts), np.int64)
-        for size, (indices, codes) in encode_texts(texts, self.charset, shape, skip_foreign).items():
-            scores[indices] = score_codes(self.walk, codes, size, self.charset, jobs, progress)
-        self.check_unchanged()
+        with self.scorer(jobs) as scorer:
+            for size, (indices, codes) in encode_texts(texts, self.charset, shape, skip_foreign).items():
+                scores[indices] = scorer.score_codes(codes, size, progress)
         return scores
 
     def score_codes(self, codes: np.ndarray, shape: Shape, jobs: int = 1) -> np.ndarray:
         """Scores of boards given as a (boards, cells) array of letter indices into the charset
         (`kernels.NO_LETTER` for a blank cell): the fast path for searches that build boards
         as arrays."""
-        scores = score_codes(self.walk, codes, shape, self.charset, jobs)
-        self.check_unchanged()
-        return scores
+        with self.scorer(jobs) as scorer:
+            return scorer.score_codes(codes, shape)
+
+    def scorer(self, jobs: int = 1, backend: str = "cpu") -> "Scorer":
+        """A scoring backend for batches of this lexicon's boards with `jobs` workers (0 = all
+        cores); close it (or use it in a `with`) to release them."""
+        from .backends import open_scorer
+
+        return open_scorer(self, backend, jobs)
 
     # --- words -------------------------------------------------------------------
 

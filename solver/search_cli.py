@@ -22,7 +22,7 @@ from .defaults import lexicon_or_default
 from .dice_sets import random_seed
 from .engine import job_count
 from .errors import DawgError
-from .search import (DEFAULT_ANNEAL, DEFAULT_POOL, Budget, RearrangeResult, SearchResult, SearchStatus,
+from .search import (METHODS, REARRANGE_METHODS, Budget, RearrangeResult, SearchResult, SearchStatus,
                      rearrange as rearrange_letters, search as search_boards)
 
 DEFAULT_SECONDS = 10.0
@@ -34,7 +34,19 @@ STOPPED = {"seconds": "time limit reached", "rounds": "round limit reached",
            "interrupted": "interrupted"}
 
 _BUDGET_HELP = f"Without --seconds, --rounds or --evaluations the search runs for {DEFAULT_SECONDS:g} s."
-_ANNEAL_OPTIONS = "(anneal only; default {})"
+_ANNEAL = METHODS["anneal"].options
+
+
+def _anneal_help(text: str, name: str) -> str:
+    return f"{text} (anneal only; default {_ANNEAL[name]})"
+
+
+def _methods_help(methods) -> str:
+    return "; ".join(f"{m.name}: {m.summary}" for m in methods.values()) + "."
+
+
+def _pool_help(methods) -> str:
+    return "; ".join(f"{m.name}: {m.pool_meaning} ({m.default_pool})" for m in methods.values()) + "."
 
 
 class _Progress:
@@ -119,7 +131,7 @@ def _result_json(result: SearchResult) -> dict:
 def search(
     file: Optional[Path] = typer.Argument(None, metavar="[FILE]", help="Lexicon (default: the shipped one)."),
     size: str = typer.Option("4x4", "--size", "-s", help="Board size RxC."),
-    method: str = typer.Option("hillclimb", "--method", "-m", help="hillclimb, deviation or anneal."),
+    method: str = typer.Option("hillclimb", "--method", "-m", help=_methods_help(METHODS)),
     seconds: Optional[float] = typer.Option(None, "--seconds", help="Stop at the first round boundary "
                                             "after this many seconds. " + _BUDGET_HELP),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="Stop after this many rounds "
@@ -133,17 +145,11 @@ def search(
     alphabet: Optional[str] = typer.Option(None, "--alphabet", help="Letters to use [default: the lexicon's "
                                            "charset]; 'q' is the Qu die."),
     start: Optional[str] = typer.Option(None, "--start", help="Board the first climb or run starts from."),
-    pool: Optional[int] = typer.Option(None, "--pool", help="hillclimb: boards kept per climb "
-                                       f"({DEFAULT_POOL['hillclimb']}); deviation: boards expanded per climb "
-                                       f"({DEFAULT_POOL['deviation']}); anneal: chains ({DEFAULT_POOL['anneal']})."),
-    steps: Optional[int] = typer.Option(None, "--steps", help="Rounds per cooling run "
-                                        + _ANNEAL_OPTIONS.format(DEFAULT_ANNEAL["steps"])),
-    t0: Optional[float] = typer.Option(None, "--t0", help="Starting temperature "
-                                       + _ANNEAL_OPTIONS.format(DEFAULT_ANNEAL["t0"])),
-    t1: Optional[float] = typer.Option(None, "--t1", help="Final temperature "
-                                       + _ANNEAL_OPTIONS.format(DEFAULT_ANNEAL["t1"])),
-    swap_share: Optional[float] = typer.Option(None, "--swap-share", help="Share of proposals that swap two "
-                                               "cells " + _ANNEAL_OPTIONS.format(DEFAULT_ANNEAL["swap_share"])),
+    pool: Optional[int] = typer.Option(None, "--pool", help=_pool_help(METHODS)),
+    steps: Optional[int] = typer.Option(None, "--steps", help=_anneal_help("Rounds per cooling run", "steps")),
+    t0: Optional[float] = typer.Option(None, "--t0", help=_anneal_help("Starting temperature", "t0")),
+    t1: Optional[float] = typer.Option(None, "--t1", help=_anneal_help("Final temperature", "t1")),
+    swap_share: Optional[float] = typer.Option(None, "--swap-share", help=_anneal_help("Share of proposals that swap two cells", "swap_share")),
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the top list and the run's figures."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
@@ -158,8 +164,9 @@ def search(
     budget = _budget(seconds, rounds, evaluations, target)
     lex = lexicon_or_default(file, fmt)
     seed = random_seed() if seed is None else seed  # chosen here so the progress line can show it
-    with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress:
-        result = search_boards(lex, shape, budget, method, seed=seed, jobs=jobs, top=top, alphabet=alphabet,
+    with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
+            lex.scorer(jobs) as scorer:
+        result = search_boards(scorer, shape, budget, method, seed=seed, top=top, alphabet=alphabet,
                                start=start, pool=pool, on_round=progress,
                                **_anneal_options(steps, t0, t1, swap_share))
     progress.report(result, jobs)
@@ -182,7 +189,7 @@ def rearrange(
                                      help="Lexicon (default: the shipped one) and the letters to place, "
                                           "one per cell ('q' is the Qu die)."),
     size: Optional[str] = typer.Option(None, "--size", "-s", help="Board size RxC [default: square]."),
-    method: str = typer.Option("hillclimb", "--method", "-m", help="hillclimb or anneal (swaps only)."),
+    method: str = typer.Option("hillclimb", "--method", "-m", help=_methods_help(REARRANGE_METHODS)),
     seconds: Optional[float] = typer.Option(None, "--seconds", help="Stop at the first round boundary "
                                             "after this many seconds. " + _BUDGET_HELP),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="Stop after this many rounds."),
@@ -191,7 +198,7 @@ def rearrange(
     target: Optional[int] = typer.Option(None, "--target", help="Stop once an arrangement scores this much."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Scoring threads (0 = all cores); never changes results."),
-    pool: Optional[int] = typer.Option(None, "--pool", help="hillclimb: boards kept per climb; anneal: chains."),
+    pool: Optional[int] = typer.Option(None, "--pool", help=_pool_help(REARRANGE_METHODS)),
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object: arrangement, score, words."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
@@ -210,8 +217,9 @@ def rearrange(
     budget = _budget(seconds, rounds, evaluations, target)
     lex = lexicon_or_default(Path(args[0]) if len(args) == 2 else None, fmt)
     seed = random_seed() if seed is None else seed
-    with _Progress(quiet, f"rearranging letters on a {shape} board, seed {seed}") as progress:
-        outcome = rearrange_letters(lex, letters, shape, budget, method, seed=seed, jobs=jobs, pool=pool,
+    with _Progress(quiet, f"rearranging letters on a {shape} board, seed {seed}") as progress, \
+            lex.scorer(jobs) as scorer:
+        outcome = rearrange_letters(scorer, letters, shape, budget, method, seed=seed, pool=pool,
                                     on_round=progress)
     progress.report(outcome.search, jobs)
     _print_arrangement(outcome, shape, as_json)

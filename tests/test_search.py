@@ -20,6 +20,16 @@ from solver.search import (METHODS, Budget, SeenBoards, canonical_board, canonic
 from conftest import REPO, assert_clean_error, run_cli
 
 
+def _search(lex, *args, jobs=1, **kwargs):
+    with lex.scorer(jobs) as scorer:
+        return search(scorer, *args, **kwargs)
+
+
+def _rearrange(lex, *args, jobs=1, **kwargs):
+    with lex.scorer(jobs) as scorer:
+        return rearrange(scorer, *args, **kwargs)
+
+
 
 def _images(rows: list[str], square: bool) -> list[str]:
     """The rotations and reflections of a grid, built by hand: 8 for a square, 4 otherwise."""
@@ -86,7 +96,7 @@ def test_seen_boards_remember_exactly_what_was_added():
 @pytest.mark.parametrize("method", METHODS)
 def test_every_reported_score_is_the_board_score(built, method):
     lex = open_lexicon(built("enable2k"))
-    result = search(lex, Shape(4, 4), Budget(evaluations=40_000), method, seed=3, jobs=2, top=8)
+    result = _search(lex, Shape(4, 4), Budget(evaluations=40_000), method, seed=3, jobs=2, top=8)
     assert result.stopped == "evaluations" and result.evaluations >= 40_000
     assert len(result.top) == 8
     assert len({b.board for b in result.top}) == 8
@@ -100,7 +110,7 @@ def test_every_reported_score_is_the_board_score(built, method):
 
 def test_alphabet_restricts_the_letters_and_rectangles_work(built):
     lex = open_lexicon(built("enable2k"))
-    result = search(lex, Shape(3, 5), Budget(rounds=30), "hillclimb", seed=1, alphabet="AEIRSTNL", top=5)
+    result = _search(lex, Shape(3, 5), Budget(rounds=30), "hillclimb", seed=1, alphabet="AEIRSTNL", top=5)
     assert result.alphabet == "aeilnrst"
     for found in result.top:
         board = parse_board(found.board)
@@ -112,14 +122,15 @@ def test_alphabet_restricts_the_letters_and_rectangles_work(built):
 def test_deviation_never_scores_a_board_twice(built):
     lex = open_lexicon(built("twl06", "14"))
     batches = []
-    score_codes = lex.score_codes
+    scorer = lex.scorer(1)
+    score_codes = scorer.score_codes
 
-    def recording(codes, shape, jobs=1):
+    def recording(codes, shape):
         batches.append(canonical_codes(codes, shape))
-        return score_codes(codes, shape, jobs)
+        return score_codes(codes, shape)
 
-    lex.score_codes = recording
-    result = search(lex, Shape(3, 3), Budget(rounds=40), "deviation", seed=2, start="rstelanid", top=3)
+    scorer.score_codes = recording
+    result = search(scorer, Shape(3, 3), Budget(rounds=40), "deviation", seed=2, start="rstelanid", top=3)
     assert sum(len(b) for b in batches) == result.evaluations
     assert len(batches[1]) == 9 * 13 + 36  # the start's single deviations and swaps (all letters differ)
     seen = set()
@@ -133,20 +144,20 @@ def test_deviation_never_scores_a_board_twice(built):
 
 def test_rounds_budget_is_exact_and_target_stops(built):
     lex = open_lexicon(built("enable2k"))
-    result = search(lex, Shape(4, 4), Budget(rounds=7), "anneal", seed=1, pool=64, steps=50)
+    result = _search(lex, Shape(4, 4), Budget(rounds=7), "anneal", seed=1, pool=64, steps=50)
     assert result.rounds == 7 and result.evaluations == 7 * 64 and result.stopped == "rounds"
-    result = search(lex, Shape(4, 4), Budget(rounds=1000, target=1000), "hillclimb", seed=1)
+    result = _search(lex, Shape(4, 4), Budget(rounds=1000, target=1000), "hillclimb", seed=1)
     assert result.stopped == "target" and result.best.score >= 1000
 
 
 def test_same_seed_same_result_whatever_the_threads(built):
     lex = open_lexicon(built("enable2k"))
     for method in METHODS:
-        runs = [search(lex, Shape(4, 4), Budget(evaluations=20_000), method, seed=11, jobs=jobs)
+        runs = [_search(lex, Shape(4, 4), Budget(evaluations=20_000), method, seed=11, jobs=jobs)
                 for jobs in (1, 2, 1)]
         assert runs[0].top == runs[1].top == runs[2].top
         assert runs[0].evaluations == runs[1].evaluations == runs[2].evaluations
-    other = search(lex, Shape(4, 4), Budget(evaluations=20_000), "anneal", seed=12)
+    other = _search(lex, Shape(4, 4), Budget(evaluations=20_000), "anneal", seed=12)
     assert other.top != runs[0].top
 
 
@@ -157,7 +168,7 @@ def test_interrupt_keeps_the_boards_found_so_far(built):
         if status.rounds == 5:
             raise KeyboardInterrupt
 
-    result = search(lex, Shape(4, 4), Budget(seconds=60), "hillclimb", seed=4, on_round=interrupt)
+    result = _search(lex, Shape(4, 4), Budget(seconds=60), "hillclimb", seed=4, on_round=interrupt)
     assert result.stopped == "interrupted" and result.rounds == 5 and result.top
     assert result.best.score == lex.score(result.best.board)
 
@@ -165,13 +176,13 @@ def test_interrupt_keeps_the_boards_found_so_far(built):
 def test_rearrange_keeps_exactly_the_letters(built):
     lex = open_lexicon(built("enable2k"))
     letters = "sretsenigtalsrep"  # the 4x4 champion's letters, shuffled
-    outcome = rearrange(lex, letters, Shape(4, 4), Budget(rounds=40), seed=1, jobs=2)
+    outcome = _rearrange(lex, letters, Shape(4, 4), Budget(rounds=40), seed=1, jobs=2)
     best = outcome.search.best
     assert sorted(best.board) == sorted(letters) == list(outcome.letters)
     assert sorted(outcome.start.board) == sorted(letters)
     assert best.score == lex.score(best.board) == sum(f.points for f in outcome.words)
     assert best.score >= outcome.start.score
-    annealed = rearrange(lex, "qiuteaxrsnol", Shape(3, 4), Budget(rounds=60), "anneal", seed=2, pool=32)
+    annealed = _rearrange(lex, "qiuteaxrsnol", Shape(3, 4), Budget(rounds=60), "anneal", seed=2, pool=32)
     assert sorted(annealed.search.best.board.replace("/", "")) == sorted("qiuteaxrsnol")
     assert annealed.search.best.score == lex.score(parse_board(annealed.search.best.board))
 
@@ -257,3 +268,28 @@ def test_cli_letters_outside_the_charset(built):
     out = str(built("twl06", "14"))
     assert_clean_error(run_cli("solver.cli", "rearrange", out, "abcdefghijklmnop"), "'B'", "charset")
     assert_clean_error(run_cli("solver.cli", "search", out, "--alphabet", "xyz"), "'X'", "charset")
+
+
+def test_rearrange_counts_its_greedy_start_in_the_budget(built):
+    lex = open_lexicon(built("default"))
+    started = time.perf_counter()
+    outcome = _rearrange(lex, "sretsenigtalsrep", Shape(4, 4), Budget(seconds=0.001), seed=1)
+    wall = time.perf_counter() - started
+    assert outcome.search.rounds == 1
+    assert wall - outcome.search.seconds < 0.25, (wall, outcome.search.seconds)
+
+
+def test_a_new_method_is_one_registry_entry(built, monkeypatch):
+    from solver.search import SearchMethod, methods
+
+    def random_boards(run, pool, start):
+        while True:
+            run.score(run.space.random(run.rng, pool))
+
+    toy = SearchMethod(name="random", summary="random boards", pool_meaning="boards per round",
+                       default_pool=100, climb=random_boards, rearranges=False)
+    monkeypatch.setitem(methods.METHODS, "random", toy)
+    lex = open_lexicon(built("enable2k"))
+    result = _search(lex, Shape(3, 3), Budget(rounds=4), "random", seed=1, top=3)
+    assert result.method == "random" and result.evaluations == 400
+    assert all(b.score == lex.score(b.board) for b in result.top)

@@ -1,0 +1,70 @@
+"""Scoring backends: the one seam through which batches of boards are scored.
+
+A `Scorer` is bound to one lexicon and owns its workers (threads today; a GPU
+or a cluster later); `score_codes(codes, shape)` scores a (boards, cells)
+array of letter codes and `close()` releases the workers. Batch scoring,
+search, rearrangement and the game all score through a Scorer, so a new
+backend is one module and one entry in BACKENDS.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+from ..errors import ParameterError
+
+if TYPE_CHECKING:
+    from ..board import Shape
+    from ..lexicon import Lexicon
+
+
+def resolve_jobs(jobs: int) -> int:
+    """Threads for a `jobs` value, the same rule everywhere: 0 means one per core."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise ParameterError("jobs", f"must be 0 (all cores) or a positive number of threads, got {jobs!r}")
+    return jobs or os.cpu_count() or 1
+
+
+class Scorer(ABC):
+    """Scores batches of boards of one lexicon. Use as a context manager, or call close()."""
+
+    name = ""
+
+    def __init__(self, lexicon: "Lexicon") -> None:
+        self.lexicon = lexicon
+
+    @abstractmethod
+    def score_codes(self, codes: np.ndarray, shape: "Shape",
+                    progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Scores of boards given as a (boards, cells) array of letter indices into the
+        lexicon's charset (`kernels.NO_LETTER` for a blank cell, two-letter faces encoded as
+        `board.encode` does); `progress(n)` is called as n more boards are done."""
+
+    def close(self) -> None:
+        """Release the workers; the scorer must not be used afterwards."""
+
+    def __enter__(self) -> "Scorer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _cpu(lexicon: "Lexicon", jobs: int) -> Scorer:
+    from .cpu import CpuScorer
+
+    return CpuScorer(lexicon, jobs)
+
+
+BACKENDS: dict[str, Callable[["Lexicon", int], Scorer]] = {"cpu": _cpu}
+
+
+def open_scorer(lexicon: "Lexicon", backend: str = "cpu", jobs: int = 0) -> Scorer:
+    """A scorer of `lexicon` on `backend` with `jobs` workers (0 = all cores)."""
+    if backend not in BACKENDS:
+        raise ParameterError("backend", f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    return BACKENDS[backend](lexicon, resolve_jobs(jobs))

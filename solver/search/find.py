@@ -1,0 +1,55 @@
+"""`search`: the highest-scoring boards of a shape, by any registered method."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..backends import Scorer
+from ..board import Shape, parse_board
+from ..dice_sets import random_seed
+from ..errors import ParameterError
+from .methods import METHODS, SearchMethod, method_named
+from .run import Budget, SearchResult, SearchRun, SearchStatus, run_until_stopped
+from .space import BoardSpace, board_to_codes, parse_letters
+
+
+def check_common(pool: int | None, top: int, seed: int | None) -> int:
+    """Validate the options every method has; returns the seed (a fresh one when None)."""
+    if pool is not None and pool < 1:
+        raise ParameterError("pool", f"must be 1 or more, got {pool}")
+    if top < 1:
+        raise ParameterError("top", f"must be 1 or more, got {top}")
+    if seed is None:
+        return random_seed()
+    if seed < 0:
+        raise ParameterError("seed", f"must be 0 or more, got {seed}")
+    return seed
+
+
+def run_method(method: SearchMethod, run: SearchRun, pool: int | None, start: np.ndarray | None,
+               options: dict, seed: int) -> SearchResult:
+    stopped = run_until_stopped(lambda: method.run(run, pool, start, options))
+    if run.top.best is None:  # interrupted during the first round: nothing to report
+        raise KeyboardInterrupt
+    return run.result(method.name, seed, stopped)
+
+
+def search(scorer: Scorer, shape: Shape, budget: Budget, method: str = "hillclimb", seed: int | None = None,
+           top: int = 10, alphabet: str | None = None, start: str | None = None, pool: int | None = None,
+           on_round: Callable[[SearchStatus], None] | None = None, **options) -> SearchResult:
+    """Search for the highest-scoring boards of `shape`, scoring with `scorer`.
+
+    `alphabet` restricts the letters (default: the lexicon's charset); `start` is the board
+    the first climb or run starts from; `pool` is what the method's `pool_meaning` says
+    (default: its `default_pool`); `options` are the method's own (`METHODS[m].options`)."""
+    chosen = method_named(method, METHODS)
+    chosen.validate(options)
+    seed = check_common(pool, top, seed)
+    letters = scorer.lexicon.charset.letters
+    codes = sorted(set(parse_letters(alphabet, letters, "alphabet"))) if alphabet else range(len(letters))
+    space = BoardSpace(shape, np.array(codes, np.int64))
+    start_codes = board_to_codes(parse_board(start, shape), letters) if start else None
+    run = SearchRun(scorer, space, budget, seed, top, on_round)
+    return run_method(chosen, run, pool, start_codes, options, seed)

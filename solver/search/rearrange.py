@@ -1,0 +1,112 @@
+"""Seed 003's contest: the best arrangement of exactly the given letters.
+
+Only swaps are allowed, so the multiset of letters never changes. The first
+board is Ernst Munter's greedy "energy" arrangement: each letter pair is worth
+the points of the words that contain it and that the letters can spell, and
+the swap that most raises the summed worth of adjacent pairs is made until
+none does. Then a method that can work with swaps only, with random shuffles
+of the letters for restarts. The start is part of the search: its time counts
+in the budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..backends import Scorer
+from ..board import Board, Shape, neighbours, parse_board
+from ..engine import Found, solve_one
+from ..errors import ParameterError
+from .find import check_common, run_method
+from .methods import REARRANGE_METHODS, method_named
+from .run import Budget, ScoredBoard, SearchResult, SearchRun, SearchStatus
+from .space import BoardSpace, codes_to_board, parse_letters
+from .symmetry import canonical_board
+
+
+@dataclass(frozen=True)
+class RearrangeResult:
+    search: SearchResult
+    letters: str  # the multiset, sorted ('q' = Qu die)
+    start: ScoredBoard  # the greedy energy arrangement the search started from
+    words: list[Found] = field(repr=False)
+
+
+def spellable_words(scorer: Scorer, multiset: list[int]) -> list[Found]:
+    """The lexicon's words that the letters can spell, each letter used at most once: the
+    board walk on a board whose every cell touches every other, so only prefixes the letters
+    can make are visited."""
+    lex = scorer.lexicon
+    cells = len(multiset)
+    board = codes_to_board(np.array(multiset), lex.charset.letters, Shape(1, cells))
+    every = (1 << cells) - 1
+    touching = [every & ~(1 << cell) for cell in range(cells)] + [every]
+    return solve_one(lex.walk, lex.python_inputs, board, lex.charset, False, True, touching)[1]
+
+
+def pair_worth(scorer: Scorer, multiset: list[int]) -> np.ndarray:
+    """Worth of each letter pair: the points of the lexicon's words that the multiset can
+    spell and that have the two letters next to each other (either order)."""
+    letters = scorer.lexicon.charset.letters
+    size = len(letters)
+    worth = np.zeros(size * size, np.int64)
+    codes = {ch: i for i, ch in enumerate(letters)}
+    firsts, seconds, values = [], [], []
+    for found in spellable_words(scorer, multiset):
+        folded = found.word.replace("qu", "q")
+        for a, b in zip(folded, folded[1:]):
+            firsts.append(codes[a])
+            seconds.append(codes[b])
+            values.append(found.points)
+    first, second, value = np.array(firsts, np.int64), np.array(seconds, np.int64), np.array(values, np.int64)
+    worth += np.bincount(first * size + second, value, size * size).astype(np.int64)
+    other = first != second
+    worth += np.bincount(second[other] * size + first[other], value[other], size * size).astype(np.int64)
+    return worth.reshape(size, size)
+
+
+def energy_arrangement(space: BoardSpace, worth: np.ndarray, board: np.ndarray) -> np.ndarray:
+    """Munter's greedy pre-arrangement: make the swap that most raises the summed worth of
+    adjacent letter pairs until no swap raises it (ties: the first swap in cell order)."""
+    links = np.array([(a, b) for a, around in enumerate(neighbours(space.shape)) for b in around if a < b],
+                     np.int64).reshape(-1, 2)
+
+    def energy(boards: np.ndarray) -> np.ndarray:
+        return worth[boards[:, links[:, 0]], boards[:, links[:, 1]]].sum(axis=1)
+
+    current = int(energy(board[None])[0])
+    while True:
+        options = space.swaps(board)
+        if not len(options):
+            return board
+        gains = energy(options)
+        best = int(gains.argmax())
+        if gains[best] <= current:
+            return board
+        board, current = options[best], int(gains[best])
+
+
+def rearrange(scorer: Scorer, letters: str, shape: Shape, budget: Budget, method: str = "hillclimb",
+              seed: int | None = None, pool: int | None = None,
+              on_round: Callable[[SearchStatus], None] | None = None, **options) -> RearrangeResult:
+    """The best arrangement of exactly the given letters on a board of `shape` (seed 003)."""
+    chosen = method_named(method, REARRANGE_METHODS)
+    chosen.validate(options)
+    seed = check_common(pool, 1, seed)
+    lex = scorer.lexicon
+    charset = lex.charset.letters
+    multiset = parse_letters(letters, charset, "letters")
+    if len(multiset) != shape.cells:
+        raise ParameterError("letters", f"{len(multiset)} letters given, a {shape} board has {shape.cells} cells")
+    space = BoardSpace(shape, np.array(sorted(set(multiset)), np.int64), np.array(sorted(multiset), np.int64))
+    run = SearchRun(scorer, space, budget, seed, 1, on_round)  # the clock starts here: the start counts
+    start = energy_arrangement(space, pair_worth(scorer, multiset), np.array(multiset, np.int64))
+    result = run_method(chosen, run, pool, start, options, seed)
+    start_board: Board = canonical_board(codes_to_board(start, charset, shape))
+    return RearrangeResult(result, "".join(sorted(charset[c] for c in multiset)),
+                           ScoredBoard(start_board.notation, lex.score(start_board)),
+                           lex.words(parse_board(result.best.board, shape)))
+

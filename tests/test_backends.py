@@ -1,0 +1,83 @@
+"""The scoring-backend seam: a scorer owns exactly its workers, and every backend agrees."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from solver import jit
+from solver.backends import BACKENDS, open_scorer, resolve_jobs
+from solver.board import Shape, encode_texts
+from solver.errors import DawgError
+from solver.lexicon import open_lexicon
+
+from bruteforce import Reference
+
+WORDS = ["tea", "teas", "eat", "eats", "seat", "set", "sets", "test", "tests", "state", "taste", "east"]
+
+
+@pytest.fixture
+def lexicon(make_lexicon):
+    return open_lexicon(make_lexicon(WORDS))
+
+
+def _threads_entering_the_kernel(monkeypatch, lex) -> set[int]:
+    """Record the thread of every call of the lexicon's compiled batch driver."""
+    entered: set[int] = set()
+    name = lex.walk.batch_name
+    driver = getattr(jit, name)
+
+    def recording(*args):
+        entered.add(threading.get_ident())
+        return driver(*args)
+
+    monkeypatch.setattr(jit, name, recording)
+    return entered
+
+
+def _boards(count: int) -> list[str]:
+    rng = np.random.default_rng(5)
+    return ["".join(rng.choice(list("aestl"), 16)) for _ in range(count)]
+
+
+def test_fewer_jobs_after_more_use_only_their_threads(monkeypatch, lexicon):
+    texts = _boards(4000)
+    codes = encode_texts(texts, lexicon.charset, None, False)[Shape(4, 4)][1]
+    entered = _threads_entering_the_kernel(monkeypatch, lexicon)
+    with open_scorer(lexicon, "cpu", jobs=4) as wide:
+        wide_scores = wide.score_codes(codes, Shape(4, 4))
+    assert len(entered) > 2
+    for jobs in (2, 1):
+        entered.clear()
+        with open_scorer(lexicon, "cpu", jobs=jobs) as narrow:
+            assert narrow.score_codes(codes, Shape(4, 4)).tolist() == wide_scores.tolist()
+        assert 1 <= len(entered) <= jobs
+    assert entered == {threading.get_ident()}  # one job scores in the caller's own thread
+    entered.clear()
+    assert lexicon.score_many(texts, jobs=2).tolist() == wide_scores.tolist()
+    assert len(entered) <= 2
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_backends_agree_with_brute_force(lexicon, backend, jobs):
+    texts = _boards(300)
+    codes = encode_texts(texts, lexicon.charset, None, False)[Shape(4, 4)][1]
+    with open_scorer(lexicon, backend, jobs) as scorer:
+        scores = scorer.score_codes(codes, Shape(4, 4))
+    reference = Reference(WORDS)
+    assert scores.tolist() == [reference.score(list(t), 4, 4) for t in texts]
+
+
+def test_jobs_has_one_rule():
+    assert resolve_jobs(0) >= 1 and resolve_jobs(3) == 3
+    for bad in (-1, 1.5, True, "2"):
+        with pytest.raises(DawgError, match="jobs"):
+            resolve_jobs(bad)
+
+
+def test_unknown_backend_is_named(lexicon):
+    with pytest.raises(DawgError, match="backend: unknown backend 'tpu'"):
+        open_scorer(lexicon, "tpu")
