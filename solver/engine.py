@@ -31,7 +31,7 @@ class Found:
 
     word: str
     points: int
-    path: tuple[int, ...]
+    path: tuple[int, ...]  # 0-based cell indices, row by row; `Board.cell_name` gives the CLI's 'row,col'
 
 
 @dataclass(frozen=True)
@@ -44,11 +44,20 @@ class Walk:
     id_count: int      # stamps needed: word ids are 0..id_count-1
 
 
+def cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def job_count(jobs: int) -> int:
-    """Threads for a `--jobs` value: 0 means one per core; negative is an error."""
+    """Threads for a `jobs` value: 0 means one per core, and more threads than cores are
+    capped to the cores (they would only compete); negative is an error."""
     if jobs < 0:
-        raise DawgError(f"--jobs: must be 0 (all cores) or more, got {jobs}")
-    return jobs or os.cpu_count() or 1
+        raise DawgError(f"jobs: must be 0 (all cores) or more, got {jobs}")
+    return min(jobs, cores()) if jobs else cores()
 
 
 def _neighbour_bits_array(shape: Shape) -> np.ndarray:
@@ -129,16 +138,17 @@ def _threads(jobs: int) -> ThreadPoolExecutor:
         return _pool
 
 
-def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset, jobs: int = 1,
+def score_codes(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset, jobs: int = 1,
                 progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Scores of boards given as a (B, cells) array of letter indices (NO_LETTER = unusable cell),
-    with the compiled kernels in `jobs` threads.
+    with the compiled kernels in `jobs` threads (0 = one per core, capped at the cores).
 
     The boards are cut into chunks, at least four per thread so that threads finish
     together, at most CHUNK boards so that progress is reported often.
     """
     from . import jit
 
+    shape = Shape.of(shape)
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     if codes.ndim != 2 or codes.shape[1] != shape.cells:
         raise ValueError(f"codes must have shape (boards, {shape.cells})")
@@ -160,7 +170,7 @@ def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset, j
               first_stamp, scores[lo:hi])
         return hi - lo
 
-    jobs = max(1, min(jobs, len(codes)))
+    jobs = max(1, min(job_count(jobs), len(codes)))
     chunk = max(1, min(CHUNK, -(-len(codes) // (4 * jobs)) if jobs > 1 else CHUNK))
     spans = [(lo, min(lo + chunk, len(codes))) for lo in range(0, len(codes), chunk)]
     done_counts = map(lambda span: run(*span), spans) if jobs == 1 else \

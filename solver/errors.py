@@ -1,20 +1,24 @@
-"""The one exception type the tools raise for bad input, and the CLI wrapper that prints it.
+"""The exception types the tools raise for bad input.
 
 Every user-facing failure (a missing file, a corrupt lexicon, a malformed board)
 raises `DawgError` with a one-line message naming the file, line or field. The
-command-line entry points turn it into `prog: error: message` and exit status 1,
-so no user ever sees a traceback for bad input.
+command-line entry points (`solver.cli_common.run_cli`) turn it into
+`prog: error: message` and exit status 1 (2 for a `UsageError`), so no user
+ever sees a traceback for bad input.
 """
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Iterator
 
 
 class DawgError(Exception):
     """Bad input: the message is one line and says which file, line or field is wrong."""
+
+
+class UsageError(DawgError):
+    """A command line that cannot be run as given: wrong arguments or an option value out of range."""
 
 
 @contextmanager
@@ -30,22 +34,3 @@ def reading(path, what: str = "file") -> Iterator[None]:
         raise DawgError(f"{path}: permission denied") from None
     except OSError as err:
         raise DawgError(f"{path}: cannot read ({err.strerror})") from None
-
-
-def run_cli(app: Callable, prog: str) -> None:
-    """Run a typer app; bad input becomes one line on stderr and exit status 1.
-
-    Usage errors (unknown option, missing argument) are reported by typer itself
-    with exit status 2.
-    """
-    try:
-        app(prog_name=prog)
-    except DawgError as err:
-        _fail(prog, str(err), 1)
-    except KeyboardInterrupt:
-        _fail(prog, "interrupted", 130)
-
-
-def _fail(prog: str, message: str, status: int) -> None:
-    print(f"{prog}: error: {message}", file=sys.stderr)
-    sys.exit(status)
