@@ -55,7 +55,7 @@ class Shape:
         return f"{self.rows}x{self.cols}"
 
     @classmethod
-    def of(cls, value: "Shape | tuple[int, int]") -> "Shape":
+    def of(cls, value: Shape | tuple[int, int]) -> Shape:
         """A Shape from itself or a (rows, cols) pair, checked to be 1x1 .. 8x8."""
         if isinstance(value, Shape):
             return value

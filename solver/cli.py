@@ -21,8 +21,9 @@ import select
 import stat
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 import numpy as np
 import typer
@@ -98,9 +99,10 @@ class BoardLines:
                 raise DawgError("stdin is closed: give --boards PATH") from None
         else:
             with reading(source, "boards file"):
-                self.file = open(source, "rb", buffering=0)
+                self.file = open(source, "rb", buffering=0)  # noqa: SIM115 (read in chunks, closed by close())
             self.fd = self.file.fileno()
-        self.pending = b""
+        self.ready: list[bytes | None] = []  # complete lines not yet handed out (None: over-long)
+        self.pending = b""  # the start of the next line
         self.at_end = False
         self.skipping = False  # inside an over-long line, discarding up to its end
         self.number = 0  # lines handed out so far
@@ -129,36 +131,36 @@ class BoardLines:
             yield lines
 
     def _take(self, limit: int) -> list[tuple[int, bytes | None]]:
-        lines: list[tuple[int, bytes | None]] = []
-        while len(lines) < limit:
-            end = self.pending.find(b"\n")
-            if self.skipping:
-                self.pending = b"" if end < 0 else self.pending[end + 1:]
-                self.skipping = end < 0
-            elif end >= 0:
-                lines.append(self._number(self.pending[:end]))
-                self.pending = self.pending[end + 1:]
-                continue
-            elif len(self.pending) > MAX_LINE_BYTES:
-                lines.append(self._number(None))
-                self.pending, self.skipping = b"", True
-                continue
-            elif self.at_end:
-                if self.pending:
-                    lines.append(self._number(self.pending))
-                    self.pending = b""
-                break
-            if lines and not select.select([self.fd], [], [], 0)[0]:
+        while len(self.ready) < limit and not self.at_end:
+            if self.ready and not select.select([self.fd], [], [], 0)[0]:
                 break  # input paused: answer what has come so far
-            with reading(self.name, "boards file"):
-                block = os.read(self.fd, READ_BYTES)
-            self.at_end = not block
-            self.pending += block
-        return lines
+            self._read()
+        if self.at_end and self.pending:
+            self.ready.append(self.pending)
+            self.pending = b""
+        taken, self.ready = self.ready[:limit], self.ready[limit:]
+        first = self.number + 1
+        self.number += len(taken)
+        return [(first + i, line if line is None or len(line) <= MAX_LINE_BYTES else None)
+                for i, line in enumerate(taken)]
 
-    def _number(self, line: bytes | None) -> tuple[int, bytes | None]:
-        self.number += 1
-        return self.number, line
+    def _read(self) -> None:
+        with reading(self.name, "boards file"):
+            block = os.read(self.fd, READ_BYTES)
+        if not block:
+            self.at_end = True
+            return
+        if self.skipping:
+            end = block.find(b"\n")
+            if end < 0:
+                return
+            block, self.skipping = block[end + 1:], False
+        lines = (self.pending + block).split(b"\n")
+        self.pending = lines.pop()
+        self.ready.extend(lines)
+        if len(self.pending) > MAX_LINE_BYTES:
+            self.ready.append(None)
+            self.pending, self.skipping = b"", True
 
 
 class BatchReport:
@@ -203,7 +205,19 @@ class BatchReport:
                             f"every other board was scored")
 
 
-def _decode(number: int, line: bytes | None) -> tuple[str, str | None]:
+def _decode_all(lines: list[tuple[int, bytes | None]]) -> list[tuple[int, str, str | None]]:
+    """(line, text, error) for each line: all at once when the chunk is clean UTF-8."""
+    raw = [line for _, line in lines]
+    if None not in raw:
+        try:
+            texts = b"\n".join(raw).decode("utf-8").split("\n")
+            return [(number, text.strip(), None) for (number, _), text in zip(lines, texts)]
+        except UnicodeDecodeError:
+            pass
+    return [(number, *_decode(line)) for number, line in lines]
+
+
+def _decode(line: bytes | None) -> tuple[str, str | None]:
     """A line's text (stripped) and the error that makes it unusable, if any."""
     if line is None:
         return "", f"longer than {MAX_LINE_BYTES} bytes: not a board"
@@ -218,11 +232,8 @@ def score_chunk(lex: Lexicon, lines: list[tuple[int, bytes | None]], shape: Opti
     """(line, board, score, error) for every board line of a chunk, in order; blank and
     '#' comment lines give nothing. Bad boards are found one by one only when the chunk
     has any, so a clean chunk is encoded and scored in one call."""
-    records = []
-    for number, line in lines:
-        text, error = _decode(number, line)
-        if error or (text and not text.startswith("#")):
-            records.append([number, text, None, error])
+    records = [[number, text, None, error] for number, text, error in _decode_all(lines)
+               if error or (text and text[0] != "#")]
     good = [r for r in records if r[3] is None]
     try:
         scores = lex.score_many([r[1] for r in good], jobs=jobs, skip_foreign=skip_foreign, shape=shape,
@@ -258,7 +269,12 @@ def score_stream(lex: Lexicon, source: str, shape: Optional[Shape], jobs: int, a
     start_up = scoring = 0.0
     try:
         if not quiet and sys.stderr.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
 
             progress = progress_bar(TextColumn("scoring lines"), BarColumn(), MofNCompleteColumn(),
                                     TimeElapsedColumn())

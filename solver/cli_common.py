@@ -22,7 +22,8 @@ import functools
 import math
 import os
 import sys
-from typing import Callable
+from collections.abc import Callable
+from typing import Self
 
 from . import __version__
 from .errors import DawgError, UsageError
@@ -92,13 +93,20 @@ def _prepare(command, prog: str) -> None:
         if cmd.callback is not None:
             cmd.callback = _guard_pipe(cmd.callback)
         for param in cmd.params:
-            if param.metavar is None and not getattr(param, "is_flag", False):
-                if param.param_type_name == "argument":
-                    param.metavar = param.name.upper()
-                else:
-                    param.metavar = PLACEHOLDERS.get(param.type.name, param.type.name.upper())
+            if param.param_type_name == "argument":
+                _name_argument(param)
+            elif param.metavar is None and not getattr(param, "is_flag", False):
+                param.metavar = PLACEHOLDERS.get(param.type.name, param.type.name.upper())
         cmd.params.append(TyperOption(param_decls=["--version"], is_flag=True, default=False, expose_value=False,
                                       is_eager=True, callback=show_version, help="Show the version and exit."))
+
+
+def _name_argument(param) -> None:
+    """Show an argument as click does: NAME, or [NAME] when optional (typer writes {NAME})."""
+    name = param.metavar or param.name.upper()
+    in_usage = name if param.required or name.startswith("[") else f"[{name}]"
+    param.metavar = name
+    param.make_metavar = lambda *args, usage=False, **kwargs: in_usage if usage else name
 
 
 def _commands(command) -> list:
@@ -207,7 +215,7 @@ class StatusLine:
     def stop(self) -> None:
         self.live.stop()
 
-    def __enter__(self) -> "StatusLine":
+    def __enter__(self) -> Self:
         self.start()
         return self
 

@@ -6,20 +6,13 @@ from __future__ import annotations
 import json
 import re
 
+from clitools import WORDS, random_boards, run_with_terminal_stderr
+
 from solver.lexicon import open_lexicon
-
-from ttyrun import run_with_terminal_stderr
-
-WORDS = ["cat", "cats", "act", "acts", "scat", "tea", "teas", "eat", "eats", "seat", "east", "sate", "set",
-         "rest", "star", "rats", "tars", "arts", "tsar", "near", "earn", "tone", "note", "stone", "notes"]
 
 
 def _boards(count: int) -> list[str]:
-    import numpy as np
-
-    rng = np.random.default_rng(12)
-    letters = np.array(list("aceinorst"))
-    return ["".join(row) for row in letters[rng.integers(0, len(letters), (count, 16))]]
+    return random_boards(count, seed=12)
 
 
 def test_batch_from_a_file_at_a_terminal_writes_every_score_to_stdout(make_lexicon, tmp_path):

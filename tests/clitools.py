@@ -1,6 +1,6 @@
-"""Run a command-line program with stderr on a pseudo-terminal and stdout on a pipe, as in
-`dawg-solve ... > out.txt` typed at a terminal: progress displays switch on, and stdout must
-still receive every result."""
+"""Helpers for the command-line tests: a small lexicon, random boards, and a run with stderr on a
+pseudo-terminal and stdout on a pipe (as `dawg-solve ... > out.txt` typed at a terminal: progress
+displays switch on, and stdout must still receive every result)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,29 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[1]
+WORDS = ["cat", "cats", "act", "acts", "scat", "tea", "teas", "eat", "eats", "seat", "east", "sate", "set",
+         "rest", "star", "rats", "tars", "arts", "tsar", "near", "earn", "tone", "note", "stone", "notes"]
+
+
+def build_small_lexicon(folder: Path) -> Path:
+    """WORDS compiled into folder/out (a second or so: small enough for any test module)."""
+    from compiler.build import build_lexicon
+    from solver.charset import parse_charset
+
+    source = folder / "words.txt"
+    source.write_text("\n".join(WORDS) + "\n")
+    build_lexicon(source, parse_charset("26"), folder / "out")
+    return folder / "out"
+
+
+def random_boards(count: int, seed: int = 5) -> list[str]:
+    """4x4 boards in notation over the letters of WORDS (so that they score)."""
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("aceinorst"))
+    return ["".join(row) for row in letters[rng.integers(0, len(letters), (count, 16))]]
 
 
 @dataclass
