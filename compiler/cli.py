@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from solver.charset import parse_charset
-from solver.errors import run_cli
+from solver.cli_common import HELP_OPTIONS, StatusLine, run_cli
 from solver.lexicon import display, open_lexicon
 
 from .build import build_lexicon
 from .verify import describe, verify
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                  pretty_exceptions_enable=False,
+app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None,
+                  pretty_exceptions_enable=False, context_settings=HELP_OPTIONS,
                   help="Compile word lists into trie, minimised DAWG and four-part ADTDAWG files.")
 
 
@@ -26,16 +25,7 @@ def _stages(quiet: bool):
     """A status line on stderr for each build step (nothing when quiet or not a terminal)."""
     if quiet or not sys.stderr.isatty():
         return None
-    from rich.console import Console
-
-    console = Console(stderr=True)
-
-    @contextmanager
-    def stage(name: str):
-        with console.status(name):
-            yield
-
-    return stage
+    return StatusLine
 
 
 @app.command()
@@ -90,7 +80,7 @@ def info(
 @app.command(name="verify")
 def verify_command(
     path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
-    source: Optional[Path] = typer.Option(None, "--source", "-s", help="The word list it was built from."),
+    source: Optional[Path] = typer.Option(None, "--source", help="The word list it was built from."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
 ) -> None:
     """Check every structure and numbering; with --source, round-trip to the word list."""
@@ -118,7 +108,7 @@ def verify_command(
 def words(
     path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg."),
-    numbers: bool = typer.Option(False, "--numbers", "-n", help="Also print each word's number."),
+    numbers: bool = typer.Option(False, "--numbers", help="Also print each word's number."),
 ) -> None:
     """Print every word of a compiled lexicon, one per line, alphabetically."""
     lex = open_lexicon(path, fmt)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from solver.charset import Charset
-from solver.errors import DawgError, reading
+from solver.errors import DawgError, ParameterError, reading
 
 MIN_LENGTH = 3
 DROP_REASONS = ("duplicate", "too_short", "q_without_u", "outside_charset", "too_long")
@@ -102,7 +102,7 @@ def fold_qu(word: str) -> str | None:
 def load_word_list(path: Path, charset: Charset, max_length: int | None = None) -> WordList:
     """Read a word list and keep the words a Boggle lexicon over `charset` holds."""
     if max_length is not None and max_length < MIN_LENGTH:
-        raise DawgError(f"--max-length: must be at least {MIN_LENGTH}, got {max_length}")
+        raise ParameterError("max_length", f"must be at least {MIN_LENGTH}, got {max_length}")
     entries, line_count, data = read_entries(path)
     if not entries:
         raise DawgError(f"{path}: no words in the file")

@@ -16,7 +16,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from .charset import Charset
-from .errors import DawgError
+from .errors import DawgError, ParameterError
 from .kernels import NO_LETTER, SECOND
 
 MAX_SIDE = 8
@@ -54,14 +54,34 @@ class Shape:
     def __str__(self) -> str:
         return f"{self.rows}x{self.cols}"
 
+    @classmethod
+    def of(cls, value: Shape | tuple[int, int]) -> Shape:
+        """A Shape from itself or a (rows, cols) pair, checked to be 1x1 .. 8x8."""
+        if isinstance(value, Shape):
+            return value
+        try:
+            rows, cols = (int(v) for v in value)
+        except (TypeError, ValueError):
+            raise DawgError(f"shape: {value!r} is not a Shape or a (rows, cols) pair") from None
+        if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
+            raise DawgError(f"shape: {rows}x{cols} is outside 1x1 .. {MAX_SIDE}x{MAX_SIDE}")
+        return cls(rows, cols)
+
+    def cell_name(self, cell: int) -> str:
+        """How the command line names a cell: 1-based 'row,col' (cell 0 is '1,1')."""
+        if not 0 <= cell < self.cells:
+            raise DawgError(f"cell {cell}: a {self} board has cells 0..{self.cells - 1}")
+        row, col = divmod(cell, self.cols)
+        return f"{row + 1},{col + 1}"
+
 
 def parse_size(text: str) -> Shape:
     match = _SIZE.match(text)
     if not match:
-        raise DawgError(f"--size: {text!r} is not RxC (e.g. 4x4, 3x5)")
+        raise ParameterError("size", f"{text!r} is not RxC (e.g. 4x4, 3x5)")
     shape = Shape(int(match[1]), int(match[2]))
     if not (1 <= shape.rows <= MAX_SIDE and 1 <= shape.cols <= MAX_SIDE):
-        raise DawgError(f"--size: {shape} is outside 1x1 .. {MAX_SIDE}x{MAX_SIDE}")
+        raise ParameterError("size", f"{shape} is outside 1x1 .. {MAX_SIDE}x{MAX_SIDE}")
     return shape
 
 
@@ -112,6 +132,10 @@ class Board:
             cells = [self.cell_text(r * cols + c) for c in range(cols)]
             rows.append(" ".join(f"{cell:<{wide}}" for cell in cells).rstrip())
         return "\n".join(rows)
+
+    def cell_name(self, cell: int) -> str:
+        """1-based 'row,col' of a 0-based cell index (API paths are cell indices, row by row)."""
+        return self.shape.cell_name(cell)
 
     def spell(self, path) -> str:
         """The word a path of cells spells."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
-from .errors import DawgError
+from .errors import ParameterError
 
 ALPHABET = string.ascii_lowercase
 JPA14 = "acdegilmnoprst"
@@ -55,7 +55,7 @@ class Charset:
 def ranked(n: int) -> Charset:
     """The first n letters of RANKING, in alphabetical order."""
     if not 1 <= n <= MAX_LETTERS:
-        raise DawgError(f"--charset: size must be 1..{MAX_LETTERS}, got {n}")
+        raise ParameterError("charset", f"size must be 1..{MAX_LETTERS}, got {n}")
     return Charset("".join(sorted(RANKING[:n])))
 
 
@@ -65,14 +65,14 @@ def parse_charset(spec: str | int) -> Charset:
     if text.isdigit() or (text[:1] in "+-" and text[1:].isdigit()):
         return ranked(int(text))
     if not text:
-        raise DawgError("--charset: empty; give a size 1..26 or letters such as ACDEGILMNOPRST")
+        raise ParameterError("charset", "empty; give a size 1..26 or letters such as ACDEGILMNOPRST")
     lower = text.lower()
     bad = sorted({ch for ch in lower if ch not in ALPHABET})
     if bad:
         shown = " ".join(repr(ch) for ch in bad)
-        raise DawgError(f"--charset: {shown} not letters a-z (give a size 1..26 or letters)")
+        raise ParameterError("charset", f"{shown} not letters a-z (give a size 1..26 or letters)")
     repeated = sorted({ch for ch in lower if lower.count(ch) > 1})
     if repeated:
-        raise DawgError(f"--charset: letter{'s' if len(repeated) > 1 else ''} "
+        raise ParameterError("charset", f"letter{'s' if len(repeated) > 1 else ''} "
                         f"{', '.join(ch.upper() for ch in repeated)} repeated")
     return Charset("".join(sorted(lower)))

@@ -5,46 +5,58 @@
 
 FILE is a build directory, its manifest, one format's file, or a directory of
 the four reference ADTDAWG parts.
+
+A batch is read and scored in chunks, so results flow while input still
+arrives. A bad line is reported on stderr as `FILE line N: message` (and as a
+JSON record with an "error" field with --json); the rest is scored, and the
+exit status is 1 at the end. `--strict` stops at the first bad line instead,
+after printing every result before it.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import select
+import stat
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
+import numpy as np
 import typer
 
-from .board import Board, BoardError, Shape, parse_board, parse_size
+from .board import Board, BoardError, Shape, encode_texts, parse_board, parse_size
+from .cli_common import HELP_OPTIONS, jobs_option, plural, progress_bar, run_cli
 from .defaults import lexicon_or_default
-from .engine import job_count
-from .errors import DawgError, reading, run_cli
+from .errors import DawgError, UsageError, reading
 from .game_cli import play, roll
+from .kernels import NO_LETTER
 from .lexicon import Lexicon
 from .search_cli import rearrange, search
 
-app = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False,
-                  help="Score Boggle boards from compiled lexicons (trie, DAWG or ADTDAWG).")
+PROG = "dawg-solve"
+USAGE = """Score Boggle boards from compiled lexicons (trie, DAWG or ADTDAWG).
 
-BLOCK = 65536  # boards read, scored and printed at a time in batch mode
+\b
+  dawg-solve [FILE] BOARD           score one board (same as `dawg-solve solve ...`)
+  dawg-solve [FILE] --boards PATH   score a batch, one board per line ('-' = stdin)
+  dawg-solve COMMAND --help         the options of one command
+"""
+
+app = typer.Typer(add_completion=True, rich_markup_mode=None, pretty_exceptions_enable=False,
+                  context_settings=HELP_OPTIONS, help=USAGE)
+
+CHUNK_LINES = 4096  # input lines scored and printed at a time in batch mode
+MAX_LINE_BYTES = 4096  # longer than any board's notation: such a line is reported, not buffered
+READ_BYTES = 1 << 16
 
 
 @app.callback()
 def _group() -> None:
-    """Score Boggle boards from compiled lexicons. `dawg-solve [FILE] BOARD` runs `solve`."""
-
-
-def _stderr_console():
-    from rich.console import Console
-
-    return Console(stderr=True)
-
-
-def _cell_name(board: Board, cell: int) -> str:
-    r, c = divmod(cell, board.shape.cols)
-    return f"{r + 1},{c + 1}"
+    pass
 
 
 def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, as_json: bool,
@@ -53,91 +65,271 @@ def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, 
     score = sum(f.points for f in found)
     if as_json:
         words = [{"word": f.word, "points": f.points,
-                  **({"path": [_cell_name(board, c) for c in f.path]} if show_paths else {})} for f in found]
+                  **({"path": [board.cell_name(c) for c in f.path]} if show_paths else {})} for f in found]
         print(json.dumps({"board": board.notation, "size": str(board.shape), "score": score, "words": words}))
         return
     print(board.grid())
-    print(f"{score} points, {len(found)} words")
+    print(f"{score} {plural('point', score)}, {len(found)} {plural('word', len(found))}")
     if show_words or show_paths:
         for f in found:
-            path = "  " + " ".join(_cell_name(board, c) for c in f.path) if show_paths else ""
+            path = "  " + " ".join(board.cell_name(c) for c in f.path) if show_paths else ""
             print(f"{f.points:3}  {f.word}{path}")
 
 
-def read_boards(source: str) -> Iterator[tuple[list[str], list[int]]]:
-    """Boards from a file or '-' (stdin), one per line ('#' comments and blank lines skipped),
-    in blocks of (texts, line numbers)."""
-    with reading(source, "boards file"):
-        stream = sys.stdin if source == "-" else open(source, encoding="utf-8", errors="strict")
-    texts: list[str] = []
-    lines: list[int] = []
-    try:
-        for number, line in enumerate(stream, 1):
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
-            texts.append(text)
-            lines.append(number)
-            if len(texts) == BLOCK:
-                yield texts, lines
-                texts, lines = [], []
-    except UnicodeDecodeError:
-        raise DawgError(f"{'stdin' if source == '-' else source}: not UTF-8 text") from None
-    finally:
-        if stream is not sys.stdin:
-            stream.close()
-    if texts:
-        yield texts, lines
+# --- batches ------------------------------------------------------------------------------
 
 
-def score_stream(lex: Lexicon, source: str, shape: Optional[Shape], jobs: int, as_json: bool,
-                 skip_foreign: bool, quiet: bool) -> None:
-    """Score every board of a batch and print one result per line, in input order."""
-    name = "stdin" if source == "-" else source
-    show_progress = not quiet and sys.stderr.isatty()
-    total = 0
-    started = time.perf_counter()
-    progress = None
-    if show_progress:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+class BoardLines:
+    """The lines of a boards file or stdin, read from the descriptor in chunks.
 
-        progress = Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=_stderr_console(), transient=True)
-        progress.start()
-        task = progress.add_task("boards", total=None)
-    try:
-        for texts, lines in read_boards(source):
+    A chunk ends after `limit` lines, or earlier when no more input is ready (a
+    pipe or terminal that pauses), so an interactive `--boards -` answers each
+    line as it is typed. Lines are numbered from 1; a line longer than any board
+    is reported as bad instead of being held in memory.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.name = "stdin" if source == "-" else source
+        self.file = None
+        if source == "-":
             try:
-                scores = lex.score_many(texts, jobs=jobs, skip_foreign=skip_foreign, shape=shape,
-                                        progress=(lambda n: progress.advance(task, n)) if progress else None)
-            except BoardError as err:
-                raise DawgError(f"{name} line {lines[err.index]}: {err}") from None
-            if as_json:
-                out = "".join(json.dumps({"board": t, "score": int(s)}) + "\n" for t, s in zip(texts, scores))
-            else:
-                out = "".join(f"{s}\n" for s in scores.tolist())
-            sys.stdout.write(out)
-            total += len(texts)
+                self.fd = sys.stdin.fileno()
+                os.fstat(self.fd)
+            except (AttributeError, ValueError, OSError):
+                raise DawgError("stdin is closed: give --boards PATH") from None
+        else:
+            with reading(source, "boards file"):
+                self.file = open(source, "rb", buffering=0)  # noqa: SIM115 (read in chunks, closed by close())
+            self.fd = self.file.fileno()
+        self.ready: list[bytes | None] = []  # complete lines not yet handed out (None: over-long)
+        self.pending = b""  # the start of the next line
+        self.at_end = False
+        self.skipping = False  # inside an over-long line, discarding up to its end
+        self.number = 0  # lines handed out so far
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+    def line_count(self) -> int | None:
+        """Lines in a regular file (for a progress total); None for a pipe or terminal."""
+        if self.file is None or not stat.S_ISREG(os.fstat(self.fd).st_mode):
+            return None
+        with reading(self.name, "boards file"), open(self.name, "rb") as fh:
+            count, last = 0, b"\n"
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                count += block.count(b"\n")
+                last = block[-1:]
+        return count + (last != b"\n")
+
+    def chunks(self, limit: int) -> Iterator[list[tuple[int, bytes | None]]]:
+        """Lists of (line number, line bytes or None for an over-long line)."""
+        while True:
+            lines = self._take(limit)
+            if not lines:
+                return
+            yield lines
+
+    def _take(self, limit: int) -> list[tuple[int, bytes | None]]:
+        while len(self.ready) < limit and not self.at_end:
+            if self.ready and not select.select([self.fd], [], [], 0)[0]:
+                break  # input paused: answer what has come so far
+            self._read()
+        if self.at_end and self.pending:
+            self.ready.append(self.pending)
+            self.pending = b""
+        taken, self.ready = self.ready[:limit], self.ready[limit:]
+        first = self.number + 1
+        self.number += len(taken)
+        return [(first + i, line if line is None or len(line) <= MAX_LINE_BYTES else None)
+                for i, line in enumerate(taken)]
+
+    def _read(self) -> None:
+        with reading(self.name, "boards file"):
+            block = os.read(self.fd, READ_BYTES)
+        if not block:
+            self.at_end = True
+            return
+        if self.skipping:
+            end = block.find(b"\n")
+            if end < 0:
+                return
+            block, self.skipping = block[end + 1:], False
+        lines = (self.pending + block).split(b"\n")
+        self.pending = lines.pop()
+        self.ready.extend(lines)
+        if len(self.pending) > MAX_LINE_BYTES:
+            self.ready.append(None)
+            self.pending, self.skipping = b"", True
+
+
+class BatchReport:
+    """Writes a batch's results in input order, reports bad lines, and keeps the tallies."""
+
+    def __init__(self, name: str, as_json: bool, numbered: bool, strict: bool) -> None:
+        self.name, self.as_json, self.numbered, self.strict = name, as_json, numbered, strict
+        self.scored = 0
+        self.bad_lines: list[int] = []
+
+    def write(self, records: list[tuple[int, str, int | None, str | None]]) -> None:
+        """Print (line, board text, score or None, error or None) records; raise at a bad
+        line when strict, after printing everything before it."""
+        out = []
+        for number, text, score, error in records:
+            if error is None:
+                self.scored += 1
+                if self.as_json:
+                    out.append(json.dumps({"line": number, "board": text, "score": score}) + "\n")
+                else:
+                    out.append(f"{number}\t{score}\n" if self.numbered else f"{score}\n")
+                continue
+            self.bad_lines.append(number)
+            if self.as_json:
+                out.append(json.dumps({"line": number, "board": text, "error": error}) + "\n")
+            sys.stdout.write("".join(out))
+            sys.stdout.flush()
+            out = []
+            message = f"{self.name} line {number}: {error}"
+            if self.strict:
+                raise DawgError(message + " (--strict stops at the first bad line)")
+            print(f"{PROG}: error: {message}", file=sys.stderr, flush=True)
+        sys.stdout.write("".join(out))
+        sys.stdout.flush()
+
+    def finish(self) -> None:
+        """Exit status 1 (one closing line) when any line was bad."""
+        if self.bad_lines:
+            count = len(self.bad_lines)
+            shown = ", ".join(map(str, self.bad_lines[:5])) + (", ..." if count > 5 else "")
+            raise DawgError(f"{self.name}: {count} bad {plural('line', count)} ({plural('line', count)} {shown}); "
+                            f"every other board was scored")
+
+
+def _decode_all(lines: list[tuple[int, bytes | None]]) -> list[tuple[int, str, str | None]]:
+    """(line, text, error) for each line: all at once when the chunk is clean UTF-8."""
+    raw = [line for _, line in lines]
+    if None not in raw:
+        try:
+            texts = b"\n".join(raw).decode("utf-8").split("\n")
+            return [(number, text.strip(), None) for (number, _), text in zip(lines, texts)]
+        except UnicodeDecodeError:
+            pass
+    return [(number, *_decode(line)) for number, line in lines]
+
+
+def _decode(line: bytes | None) -> tuple[str, str | None]:
+    """A line's text (stripped) and the error that makes it unusable, if any."""
+    if line is None:
+        return "", f"longer than {MAX_LINE_BYTES} bytes: not a board"
+    try:
+        return line.decode("utf-8").strip(), None
+    except UnicodeDecodeError:
+        return line.decode("utf-8", "replace").strip(), "not UTF-8 text"
+
+
+def score_chunk(lex: Lexicon, lines: list[tuple[int, bytes | None]], shape: Optional[Shape], jobs: int,
+                skip_foreign: bool, progress) -> list[tuple[int, str, int | None, str | None]]:
+    """(line, board, score, error) for every board line of a chunk, in order; blank and
+    '#' comment lines give nothing. Bad boards are found one by one only when the chunk
+    has any, so a clean chunk is encoded and scored in one call."""
+    records = [[number, text, None, error] for number, text, error in _decode_all(lines)
+               if error or (text and text[0] != "#")]
+    good = [r for r in records if r[3] is None]
+    try:
+        scores = lex.score_many([r[1] for r in good], jobs=jobs, skip_foreign=skip_foreign, shape=shape,
+                                progress=progress)
+    except BoardError:
+        for record in good:
+            try:
+                encode_texts([record[1]], lex.charset, shape, skip_foreign)
+            except DawgError as err:
+                record[3] = str(err)
+        good = [r for r in good if r[3] is None]
+        scores = lex.score_many([r[1] for r in good], jobs=jobs, skip_foreign=skip_foreign, shape=shape,
+                                progress=progress)
+    for record, score in zip(good, scores.tolist()):
+        record[2] = score
+    return [tuple(r) for r in records]
+
+
+def _start_up(lex: Lexicon) -> float:
+    """Load the compiled batch driver (numba import and cache load) on a one-cell blank board;
+    returns the seconds it took, which the scoring rate leaves out."""
+    started = time.perf_counter()
+    lex.score_codes(np.full((1, 1), NO_LETTER, np.int64), Shape(1, 1))
+    return time.perf_counter() - started
+
+
+def score_stream(lex: Lexicon, source: str, shape: Optional[Shape], jobs: int, as_json: bool, numbered: bool,
+                 strict: bool, skip_foreign: bool, quiet: bool) -> None:
+    """Score every board of a batch and print one result per board line, in input order."""
+    reader = BoardLines(source)
+    report = BatchReport(reader.name, as_json, numbered, strict)
+    progress = None
+    start_up = scoring = 0.0
+    try:
+        if not quiet and sys.stderr.isatty():
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            progress = progress_bar(TextColumn("scoring lines"), BarColumn(), MofNCompleteColumn(),
+                                    TimeElapsedColumn())
+            task = progress.add_task("lines", total=reader.line_count())
+            progress.start()
+        for lines in reader.chunks(CHUNK_LINES):
+            if not start_up:
+                start_up = _start_up(lex)
+            started = time.perf_counter()
+            records = score_chunk(lex, lines, shape, jobs, skip_foreign,
+                                  (lambda n: progress.advance(task, n)) if progress else None)
+            if progress:
+                progress.advance(task, len(lines) - sum(r[2] is not None for r in records))
+            scoring += time.perf_counter() - started
+            report.write(records)
     finally:
         if progress:
             progress.stop()
-    seconds = time.perf_counter() - started
+        reader.close()
     if not quiet:
-        rate = f"{total / seconds:,.0f} boards/s" if seconds > 0 else "-"
-        print(f"scored {total} boards in {seconds:.2f} s: {rate} ({lex.format}, {jobs} job{'s' * (jobs > 1)})",
-              file=sys.stderr)
+        total = report.scored
+        rate = f"{total / scoring:,.0f} boards/s" if scoring > 0 else "-"
+        print(f"scored {total:,} {plural('board', total)} in {scoring:.2f} s: {rate} "
+              f"({lex.format}, {jobs} {plural('job', jobs)}; start-up {start_up:.2f} s)", file=sys.stderr)
+    report.finish()
+
+
+# --- the commands ---------------------------------------------------------------------------
+
+
+def _lone_argument_is_board(text: str, shape: Optional[Shape]) -> Board:
+    """`dawg-solve ARG`: ARG is a board whenever it reads as one, even if a file has that name."""
+    try:
+        return parse_board(text, shape)
+    except DawgError:
+        if Path(text).exists():
+            raise UsageError(f"{text} is a lexicon path: give a BOARD after it, or --boards PATH") from None
+        raise
 
 
 @app.command()
 def solve(
-    args: list[str] = typer.Argument(None, metavar="[FILE] [BOARD]",
+    args: list[str] = typer.Argument(None, metavar="[FILE] BOARD",
                                      help="Lexicon (default: the shipped one) and a board, row by row."),
-    boards: Optional[str] = typer.Option(None, "--boards", "-b", help="Score every board in PATH ('-' = stdin)."),
+    boards: Optional[str] = typer.Option(None, "--boards", "-b", metavar="PATH",
+                                         help="Score every board in PATH, one per line ('-' = stdin)."),
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
-    size: Optional[str] = typer.Option(None, "--size", "-s", help="Board size RxC when not square."),
+    size: Optional[str] = typer.Option(None, "--size", "-s", metavar="RxC", help="Board size when not square."),
     words: bool = typer.Option(False, "--words", "-w", help="List the words found, longest first."),
-    paths: bool = typer.Option(False, "--paths", "-p", help="List the words with the cells they use."),
-    as_json: bool = typer.Option(False, "--json", help="JSON output (JSON lines for --boards)."),
+    paths: bool = typer.Option(False, "--paths", "-p", help="List the words with the cells (row,col) they use."),
+    as_json: bool = typer.Option(False, "--json", help="JSON output (JSON lines with the input line for --boards)."),
+    numbered: bool = typer.Option(False, "--line-numbers",
+                                  help="--boards: print LINE<TAB>SCORE, LINE being the input line number."),
+    strict: bool = typer.Option(False, "--strict", help="--boards: stop at the first bad line [default: report "
+                                                        "each bad line, score the rest, exit 1 at the end]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Threads for --boards (0 = all cores)."),
     skip_foreign: bool = typer.Option(False, "--skip-foreign",
                                       help="Treat letters outside the lexicon's charset as blank cells "
@@ -147,22 +339,24 @@ def solve(
     """Score one board, or a batch of boards."""
     args = args or []
     shape = parse_size(size) if size else None
-    jobs = job_count(jobs)
+    jobs = jobs_option(jobs, PROG)
     if boards is not None:
         if len(args) > 1:
-            raise DawgError("give either BOARD or --boards, not both")
+            raise UsageError("give either BOARD or --boards, not both")
         lex = lexicon_or_default(Path(args[0]) if args else None, fmt)
-        score_stream(lex, boards, shape, jobs, as_json, skip_foreign, quiet)
+        score_stream(lex, boards, shape, jobs, as_json, numbered, strict, skip_foreign, quiet)
         return
     if not args:
-        raise DawgError("give a BOARD (or --boards PATH); see --help")
+        raise UsageError("give a BOARD (or --boards PATH); see --help")
     if len(args) > 2:
-        raise DawgError(f"too many arguments: {' '.join(args[2:])}")
-    if len(args) == 1 and Path(args[0]).exists():
-        raise DawgError(f"{args[0]} is a lexicon path: give a BOARD after it, or --boards PATH")
-    file = Path(args[0]) if len(args) == 2 else None
-    lex = lexicon_or_default(file, fmt)
-    print_board(lex, parse_board(args[-1], shape), words, paths, as_json, skip_foreign)
+        raise UsageError(f"too many arguments: {' '.join(args[2:])}")
+    if len(args) == 1:
+        board = _lone_argument_is_board(args[0], shape)
+        lex = lexicon_or_default(None, fmt)
+    else:
+        board = parse_board(args[1], shape)
+        lex = lexicon_or_default(Path(args[0]), fmt)
+    print_board(lex, board, words, paths, as_json, skip_foreign)
 
 
 app.command()(roll)
@@ -171,14 +365,16 @@ app.command()(search)
 app.command()(rearrange)
 
 SUBCOMMANDS = {"solve", "roll", "play", "search", "rearrange"}
+GROUP_OPTIONS = {"--help", "-h", "--version", "--install-completion", "--show-completion"}
 
 
 def main() -> None:
-    """Entry point: `dawg-solve ARGS` means `dawg-solve solve ARGS` unless ARGS names a subcommand."""
+    """Entry point: `dawg-solve ARGS` means `dawg-solve solve ARGS` unless ARGS names a subcommand
+    or is one of the program's own options."""
     argv = sys.argv[1:]
-    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("--help", "-h")):
+    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in GROUP_OPTIONS):
         sys.argv[1:] = ["solve", *argv]
-    run_cli(app, "dawg-solve")
+    run_cli(app, PROG)
 
 
 if __name__ == "__main__":

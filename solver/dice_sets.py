@@ -27,7 +27,7 @@ from typing import Iterator
 import numpy as np
 
 from .board import MAX_SIDE, Board, Shape
-from .errors import DawgError, reading
+from .errors import DawgError, ParameterError, reading
 
 DEFAULT_DICE = "classic"
 DICE_FOR_SIDE = {4: DEFAULT_DICE, 5: "big", 6: "super-big"}  # what a player expects on each square board
@@ -82,7 +82,7 @@ def load_dice(spec: str) -> DiceSet:
         return parse_dice((_dice_directory() / f"{spec}.txt").read_text(encoding="utf-8"), spec)
     path = Path(spec)
     if not path.exists():
-        raise DawgError(f"--dice: {spec!r} is neither a dice file nor a built-in set "
+        raise ParameterError("dice", f"{spec!r} is neither a dice file nor a built-in set "
                         f"({', '.join(builtin_dice_names())})")
     try:
         with reading(spec, "dice file"):
@@ -168,9 +168,9 @@ def roll(dice: DiceSet, shape: Shape | None, seed: int, count: int = 1) -> Itera
     the next n pick each die's face (the modulo bias is below 1e-18).
     """
     if seed < 0:
-        raise DawgError(f"--seed: must be 0 or more, got {seed}")
+        raise ParameterError("seed", f"must be 0 or more, got {seed}")
     if count < 1:
-        raise DawgError(f"--count: must be 1 or more, got {count}")
+        raise ParameterError("count", f"must be 1 or more, got {count}")
     return _shake(dice, dice.shape(shape), seed, count)
 
 

@@ -8,7 +8,6 @@ the drivers release the GIL.
 
 from __future__ import annotations
 
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,7 +18,6 @@ import numpy as np
 from . import kernels
 from .board import Board, Shape, card_table, encode, neighbour_bits, points
 from .charset import Charset
-from .errors import DawgError
 
 FOUND_PER_CELL = 256  # room for words found per board cell before a rerun with more
 CHUNK = 512  # boards per task: small enough for progress and balance, large enough to amortise
@@ -31,7 +29,7 @@ class Found:
 
     word: str
     points: int
-    path: tuple[int, ...]
+    path: tuple[int, ...]  # 0-based cell indices, row by row; `Board.cell_name` gives the CLI's 'row,col'
 
 
 @dataclass(frozen=True)
@@ -42,13 +40,6 @@ class Walk:
     batch_name: str
     inputs: tuple      # leading kernel arguments (arrays and ints)
     id_count: int      # stamps needed: word ids are 0..id_count-1
-
-
-def job_count(jobs: int) -> int:
-    """Threads for a `--jobs` value: 0 means one per core; negative is an error."""
-    if jobs < 0:
-        raise DawgError(f"--jobs: must be 0 (all cores) or more, got {jobs}")
-    return jobs or os.cpu_count() or 1
 
 
 def _neighbour_bits_array(shape: Shape) -> np.ndarray:
@@ -117,7 +108,7 @@ class _Scratch(threading.local):
 _scratch = _Scratch()
 
 
-def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset,
+def score_codes(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset,
                 threads: int = 1, pool: ThreadPoolExecutor | None = None,
                 progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Scores of boards given as a (B, cells) array of letter indices (NO_LETTER = unusable cell),
@@ -128,6 +119,7 @@ def score_codes(walk: Walk, codes: np.ndarray, shape: Shape, charset: Charset,
     """
     from . import jit
 
+    shape = Shape.of(shape)
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     if codes.ndim != 2 or codes.shape[1] != shape.cells:
         raise ValueError(f"codes must have shape (boards, {shape.cells})")

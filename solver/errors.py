@@ -1,16 +1,17 @@
-"""The one exception type the tools raise for bad input, and the CLI wrapper that prints it.
+"""The exception types the tools raise for bad input.
 
 Every user-facing failure (a missing file, a corrupt lexicon, a malformed board)
 raises `DawgError` with a one-line message naming the file, line or field. The
-command-line entry points turn it into `prog: error: message` and exit status 1,
-so no user ever sees a traceback for bad input.
+command-line entry points (`solver.cli_common.run_cli`) turn it into
+`prog: error: message` and exit status 1 (2 for a `UsageError` or a
+`ParameterError`, named there as the flag that set it), so no user
+ever sees a traceback for bad input.
 """
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Iterator
 
 
 class DawgError(Exception):
@@ -27,14 +28,8 @@ class ParameterError(DawgError):
         self.problem = problem
 
 
-ARGUMENT_NAMES = {"letters": "LETTERS", "board": "BOARD"}  # parameters the CLIs take as arguments
-
-
-def cli_message(err: DawgError) -> str:
-    """The message of an error as a command-line user reads it: parameters named as flags."""
-    if isinstance(err, ParameterError):
-        return f"{ARGUMENT_NAMES.get(err.name, '--' + err.name.replace('_', '-'))}: {err.problem}"
-    return str(err)
+class UsageError(DawgError):
+    """A command line that cannot be run as given: wrong arguments or an option value out of range."""
 
 
 @contextmanager
@@ -50,22 +45,3 @@ def reading(path, what: str = "file") -> Iterator[None]:
         raise DawgError(f"{path}: permission denied") from None
     except OSError as err:
         raise DawgError(f"{path}: cannot read ({err.strerror})") from None
-
-
-def run_cli(app: Callable, prog: str) -> None:
-    """Run a typer app; bad input becomes one line on stderr and exit status 1.
-
-    Usage errors (unknown option, missing argument) are reported by typer itself
-    with exit status 2.
-    """
-    try:
-        app(prog_name=prog)
-    except DawgError as err:
-        _fail(prog, cli_message(err), 1)
-    except KeyboardInterrupt:
-        _fail(prog, "interrupted", 130)
-
-
-def _fail(prog: str, message: str, status: int) -> None:
-    print(f"{prog}: error: {message}", file=sys.stderr)
-    sys.exit(status)

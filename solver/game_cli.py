@@ -21,11 +21,12 @@ from typing import Optional
 
 import typer
 
-from .board import Shape, parse_board, parse_size
+from .board import Board, Shape, parse_board, parse_size
+from .cli_common import MAX_SECONDS, finite_option, plural
 from .dice_sets import DiceSet, builtin_dice_names, dice_for_size, load_dice, random_seed
 from .dice_sets import roll as roll_dice
 from .defaults import lexicon_or_default
-from .errors import DawgError
+from .errors import DawgError, UsageError
 from .game import RULES_MIN_LENGTH, Outcome, Round, Summary, Verdict
 
 WIDTH = 79  # columns for word lists in the summary
@@ -51,7 +52,7 @@ def roll(
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed; the same seed gives the same boards "
                                                              "[default: random, printed on stderr]."),
     count: int = typer.Option(1, "--count", "-n", help="Boards to roll."),
-    size: Optional[str] = typer.Option(None, "--size", "-s",
+    size: Optional[str] = typer.Option(None, "--size", "-s", metavar="RxC",
                                        help="Board size RxC: picks the dice (5x5 big, 6x6 super-big) or "
                                             "shapes a dice file that is not square."),
     grid: bool = typer.Option(False, "--grid", "-g", help="Print each board as a grid (Qu spelled out)."),
@@ -113,7 +114,7 @@ def _clock(seconds: float) -> str:
 
 def _verdict_text(verdict: Verdict, round_: Round) -> str:
     if verdict.outcome is Outcome.ACCEPTED:
-        return f"{verdict.word}: +{verdict.points} point{'s' * (verdict.points != 1)} (score {round_.score})"
+        return f"{verdict.word}: +{verdict.points} {plural('point', verdict.points)} (score {round_.score})"
     if verdict.outcome is Outcome.TOO_SHORT:
         return f"{verdict.word}: too short ({round_.min_length} letters or more)"
     return f"{verdict.word}: {verdict.outcome.value}"
@@ -123,14 +124,14 @@ def _summary_text(summary: Summary, ending: str) -> str:
     lines = [ending]
     if summary.found:
         listed = ", ".join(f"{w}\xa0({p})" for w, p in summary.found)  # no line break inside "word (2)"
-        lines.append(f"You found {len(summary.found)} word{'s' * (len(summary.found) != 1)} "
-                     f"for {summary.score} point{'s' * (summary.score != 1)}:")
+        lines.append(f"You found {len(summary.found)} {plural('word', len(summary.found))} "
+                     f"for {summary.score} {plural('point', summary.score)}:")
         lines.append(textwrap.fill(listed, WIDTH, initial_indent="  ", subsequent_indent="  ").replace("\xa0", " "))
     else:
         lines.append("You found no words.")
     share = f" (you scored {100 * summary.score // summary.maximum}%)" if summary.maximum else ""
-    lines.append(f"The board holds {summary.word_count} words of {summary.min_length}+ letters "
-                 f"for {summary.maximum} points{share}.")
+    lines.append(f"The board holds {summary.word_count} {plural('word', summary.word_count)} of "
+                 f"{summary.min_length}+ letters for {summary.maximum} {plural('point', summary.maximum)}{share}.")
     if summary.missed:
         lines.append(f"Missed {len(summary.missed)}, best first:")
         for worth in sorted({p for _, p in summary.missed}, reverse=True):
@@ -181,16 +182,29 @@ def run_round(round_: Round, seconds: float, as_json: bool) -> tuple[Summary, st
     return round_.summary(), reason
 
 
+def _check_letters(board: Board, letters: str, rolled: bool) -> None:
+    """Refuse a board with letters the lexicon cannot hold: none of its words could use those
+    cells, and a player would look for them in vain."""
+    used = {ch for face in board.faces for ch in ("q" if face == "qu" else face)}  # Qu is the letter q
+    missing = sorted(used - set(letters))
+    if missing:
+        where = "the dice rolled" if rolled else "the board has"
+        raise DawgError(f"board {board.notation}: {where} {', '.join(m.upper() for m in missing)}, which the "
+                        f"lexicon's charset {letters.upper()} lacks; play with a lexicon of every letter "
+                        f"(e.g. built with --charset 26)")
+
+
 def play(
     file: Optional[Path] = typer.Argument(None, metavar="[FILE]", help="Lexicon (default: the shipped one)."),
     dice: Optional[str] = typer.Option(None, "--dice", "-d", metavar="NAME|FILE", help=DICE_HELP),
-    board_text: Optional[str] = typer.Option(None, "--board", "-b", metavar="BOARD",
+    board_text: Optional[str] = typer.Option(None, "--board", metavar="BOARD",
                                              help="Play this board (notation) instead of a roll."),
-    size: Optional[str] = typer.Option(None, "--size", "-s",
+    size: Optional[str] = typer.Option(None, "--size", "-s", metavar="RxC",
                                        help="Board size RxC, as for roll (or of a --board that is not square)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the roll [default: random, shown]."),
-    seconds: float = typer.Option(180, "--seconds", "-t", help="Length of the round (0 = no time limit)."),
-    min_length: int = typer.Option(RULES_MIN_LENGTH, "--min-length", "-m",
+    seconds: float = typer.Option(180, "--seconds", "-t", help=f"Length of the round (0 = no time limit; "
+                                                                f"at most {MAX_SECONDS:g})."),
+    min_length: int = typer.Option(RULES_MIN_LENGTH, "--min-length",
                                    help="Shortest word that counts (Big Boggle's rules use 4)."),
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
     as_json: bool = typer.Option(False, "--json", help="JSON lines: the start, each word's verdict, the summary."),
@@ -198,15 +212,14 @@ def play(
     """Play a timed round: type words, one per line; Ctrl-D or Ctrl-C ends it early."""
     if sys.stdin is None or sys.stdin.closed:
         raise DawgError("stdin is closed: play reads the player's words from it")
-    if seconds < 0:
-        raise DawgError(f"--seconds: must be 0 (no limit) or more, got {seconds:g}")
+    finite_option("--seconds", seconds, 0, MAX_SECONDS, low_inclusive=True)
     if min_length < RULES_MIN_LENGTH:
-        raise DawgError(f"--min-length: must be {RULES_MIN_LENGTH} or more (the lexicons hold no "
+        raise UsageError(f"--min-length: must be {RULES_MIN_LENGTH} or more (the lexicons hold no "
                         f"shorter words), got {min_length}")
     dice_name = None
     if board_text is not None:
         if dice is not None or seed is not None:
-            raise DawgError("give either --board or --dice/--seed, not both")
+            raise UsageError("give either --board or --dice/--seed, not both")
         board = parse_board(board_text, parse_size(size) if size else None)
     else:
         dice_set, shape = _dice_and_shape(dice, size)
@@ -214,7 +227,8 @@ def play(
         seed = random_seed() if seed is None else seed
         board = next(roll_dice(dice_set, shape, seed))
     lex = lexicon_or_default(file, fmt)
-    round_ = Round(board, lex.words(board, skip_foreign=True), min_length)
+    _check_letters(board, lex.charset.letters, rolled=dice_name is not None)
+    round_ = Round(board, lex.words(board), min_length)
     if as_json:
         print(json.dumps({"event": "start", "board": board.notation, "size": str(board.shape), "dice": dice_name,
                           "seed": seed, "seconds": seconds, "min_length": round_.min_length}), flush=True)

@@ -38,7 +38,7 @@ from . import kernels
 from .board import Board, Shape, encode_texts, parse_board
 from .charset import JPA14, Charset
 from .engine import Found, Walk, python_inputs, solve_one
-from .errors import DawgError, reading
+from .errors import DawgError, ParameterError, reading
 from .formats import (
     ADT_FILES,
     DAWG_FILE,
@@ -230,7 +230,7 @@ class Lexicon:
                 scores[indices] = scorer.score_codes(codes, size, progress)
         return scores
 
-    def score_codes(self, codes: np.ndarray, shape: Shape, jobs: int = 1) -> np.ndarray:
+    def score_codes(self, codes: np.ndarray, shape: Shape | tuple[int, int], jobs: int = 1) -> np.ndarray:
         """Scores of boards given as a (boards, cells) array of letter indices into the charset
         (`kernels.NO_LETTER` for a blank cell): the fast path for searches that build boards
         as arrays."""
@@ -683,7 +683,7 @@ def open_lexicon(path: str | Path, fmt: str | None = None) -> Lexicon:
     Without `fmt`, a directory gives its trie, else its DAWG, else its ADTDAWG."""
     path = Path(path)
     if fmt is not None and fmt not in FORMATS:
-        raise DawgError(f"--format: unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+        raise ParameterError("format", f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     with _opened(path) as (snap, name, manifest, found):
         if fmt is None:
             fmt = next(iter(found))

@@ -18,14 +18,15 @@ from typing import Optional
 import typer
 
 from .board import Shape, parse_board, parse_size
+from .cli_common import MAX_SECONDS, StatusLine, finite_option, jobs_option, plural
 from .defaults import lexicon_or_default
 from .dice_sets import random_seed
-from .engine import job_count
-from .errors import DawgError
+from .errors import UsageError
 from .search import (METHODS, REARRANGE_METHODS, Budget, RearrangeResult, SearchResult, SearchStatus,
                      rearrange as rearrange_letters, search as search_boards)
 
 DEFAULT_SECONDS = 10.0
+MAX_TEMPERATURE = 1e9  # anneal --t0/--t1: far above any score difference; larger is a typo
 PLAIN_PROGRESS_EVERY = 5.0  # seconds between progress lines when stderr is not a terminal
 PROG = "dawg-solve"
 
@@ -33,7 +34,8 @@ STOPPED = {"seconds": "time limit reached", "rounds": "round limit reached",
            "evaluations": "evaluation limit reached", "target": "target score reached",
            "interrupted": "interrupted"}
 
-_BUDGET_HELP = f"Without --seconds, --rounds or --evaluations the search runs for {DEFAULT_SECONDS:g} s."
+_BUDGET_HELP = (f"At most {MAX_SECONDS:g}. Without --seconds, --rounds or --evaluations the search runs for "
+                f"{DEFAULT_SECONDS:g} s.")
 _ANNEAL = METHODS["anneal"].options
 
 
@@ -64,9 +66,7 @@ class _Progress:
             return
         if self.headline:
             if sys.stderr.isatty():
-                from rich.console import Console
-
-                self.status = Console(stderr=True).status(self.headline)
+                self.status = StatusLine(self.headline)
                 self.status.start()
             else:
                 print(f"{PROG}: {self.headline}", file=sys.stderr, flush=True)
@@ -93,11 +93,12 @@ class _Progress:
         if not self.quiet:
             rate = result.evaluations / result.seconds if result.seconds > 0 else 0.0
             print(f"{PROG}: searched {result.seconds:.1f} s, {result.evaluations:,} boards, {rate:,.0f} boards/s "
-                  f"({jobs} job{'s' * (jobs > 1)})", file=sys.stderr)
+                  f"({jobs} {plural('job', jobs)})", file=sys.stderr)
 
 
 def _budget(seconds: Optional[float], rounds: Optional[int], evaluations: Optional[int],
             target: Optional[int] = None) -> Budget:
+    finite_option("--seconds", seconds, 0, MAX_SECONDS)
     if seconds is None and rounds is None and evaluations is None:
         seconds = DEFAULT_SECONDS
     return Budget(seconds=seconds, rounds=rounds, evaluations=evaluations, target=target)
@@ -105,12 +106,15 @@ def _budget(seconds: Optional[float], rounds: Optional[int], evaluations: Option
 
 def _anneal_options(steps: Optional[int], t0: Optional[float], t1: Optional[float],
                     swap_share: Optional[float]) -> dict:
+    finite_option("--t0", t0, 0, MAX_TEMPERATURE)
+    finite_option("--t1", t1, 0, MAX_TEMPERATURE)
+    finite_option("--swap-share", swap_share, 0, 1, low_inclusive=True)
     given = dict(steps=steps, t0=t0, t1=t1, swap_share=swap_share)
     return {name: value for name, value in given.items() if value is not None}
 
 
 def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}{'s' * (number != 1)}"
+    return f"{number:,} {plural(noun, number)}"
 
 
 def _summary(result: SearchResult) -> str:
@@ -130,9 +134,9 @@ def _result_json(result: SearchResult) -> dict:
 
 def search(
     file: Optional[Path] = typer.Argument(None, metavar="[FILE]", help="Lexicon (default: the shipped one)."),
-    size: str = typer.Option("4x4", "--size", "-s", help="Board size RxC."),
+    size: str = typer.Option("4x4", "--size", "-s", metavar="RxC", help="Board size RxC."),
     method: str = typer.Option("hillclimb", "--method", "-m", help=_methods_help(METHODS)),
-    seconds: Optional[float] = typer.Option(None, "--seconds", help="Stop at the first round boundary "
+    seconds: Optional[float] = typer.Option(None, "--seconds", "-t", help="Stop at the first round boundary "
                                             "after this many seconds. " + _BUDGET_HELP),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="Stop after this many rounds "
                                          "(reproducible with --seed)."),
@@ -160,21 +164,21 @@ def search(
     whatever --jobs; with --seconds it depends on how far the search got in the time.
     """
     shape = parse_size(size)
-    jobs = job_count(jobs)
+    jobs = jobs_option(jobs, PROG)
     budget = _budget(seconds, rounds, evaluations, target)
+    options = _anneal_options(steps, t0, t1, swap_share)
     lex = lexicon_or_default(file, fmt)
     seed = random_seed() if seed is None else seed  # chosen here so the progress line can show it
     with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
             lex.scorer(jobs) as scorer:
         result = search_boards(scorer, shape, budget, method, seed=seed, top=top, alphabet=alphabet,
-                               start=start, pool=pool, on_round=progress,
-                               **_anneal_options(steps, t0, t1, swap_share))
+                               start=start, pool=pool, on_round=progress, **options)
     progress.report(result, jobs)
     if as_json:
         print(json.dumps(_result_json(result)))
         return
     best = parse_board(result.best.board, shape)
-    print(f"best board, {result.best.score} points:")
+    print(f"best board, {result.best.score} {plural('point', result.best.score)}:")
     print(best.grid())
     print()
     print(f"top {len(result.top)} (canonical form: rotations and reflections count once):")
@@ -188,9 +192,9 @@ def rearrange(
     args: list[str] = typer.Argument(..., metavar="[FILE] LETTERS",
                                      help="Lexicon (default: the shipped one) and the letters to place, "
                                           "one per cell ('q' is the Qu die)."),
-    size: Optional[str] = typer.Option(None, "--size", "-s", help="Board size RxC [default: square]."),
+    size: Optional[str] = typer.Option(None, "--size", "-s", metavar="RxC", help="Board size RxC [default: square]."),
     method: str = typer.Option("hillclimb", "--method", "-m", help=_methods_help(REARRANGE_METHODS)),
-    seconds: Optional[float] = typer.Option(None, "--seconds", help="Stop at the first round boundary "
+    seconds: Optional[float] = typer.Option(None, "--seconds", "-t", help="Stop at the first round boundary "
                                             "after this many seconds. " + _BUDGET_HELP),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="Stop after this many rounds."),
     evaluations: Optional[int] = typer.Option(None, "--evaluations", help="Stop after the round that "
@@ -208,12 +212,12 @@ def rearrange(
     Starts from a greedy letter-pair "energy" arrangement, then searches with swaps only.
     """
     if len(args) > 2:
-        raise DawgError(f"too many arguments: {' '.join(args[2:])}")
-    if len(args) == 1 and Path(args[0]).exists():
-        raise DawgError(f"{args[0]} is a lexicon path: give the LETTERS after it")
+        raise UsageError(f"too many arguments: {' '.join(args[2:])}")
+    if len(args) == 1 and not args[0].isalpha() and Path(args[0]).exists():
+        raise UsageError(f"{args[0]} is a lexicon path: give the LETTERS after it")
     letters = args[-1]
     shape = parse_size(size) if size else _square_for(letters)
-    jobs = job_count(jobs)
+    jobs = jobs_option(jobs, PROG)
     budget = _budget(seconds, rounds, evaluations, target)
     lex = lexicon_or_default(Path(args[0]) if len(args) == 2 else None, fmt)
     seed = random_seed() if seed is None else seed
@@ -229,7 +233,7 @@ def _square_for(letters: str) -> Shape:
     count = sum(ch.isalpha() for ch in letters)
     side = round(count ** 0.5)
     if side * side != count:
-        raise DawgError(f"LETTERS: {count} letters do not fill a square board; give --size RxC")
+        raise UsageError(f"LETTERS: {count} letters do not fill a square board; give --size RxC")
     return parse_size(f"{side}x{side}")
 
 
@@ -244,8 +248,9 @@ def _print_arrangement(outcome: RearrangeResult, shape: Shape, as_json: bool) ->
         print(json.dumps(record))
         return
     print(parse_board(result.best.board, shape).grid())
-    print(f"{result.best.score} points, {len(outcome.words)} words: {result.best.board} "
-          f"(greedy energy start {outcome.start.board}: {outcome.start.score} points)")
+    score, count, start = result.best.score, len(outcome.words), outcome.start.score
+    print(f"{score} {plural('point', score)}, {count} {plural('word', count)}: {result.best.board} "
+          f"(greedy energy start {outcome.start.board}: {start} {plural('point', start)})")
     for found in outcome.words:
         print(f"{found.points:3}  {found.word}")
     print(_summary(result))

@@ -92,7 +92,7 @@ def test_default_lexicon_is_compiled_once(tmp_path):
     (["{lex}"], None, "is a lexicon path: give a BOARD"),
     (["{lex}", "abcd", "efgh", "ijkl"], None, "too many arguments"),
     (["{lex}", "abcd", "--boards", "-"], None, "either BOARD or --boards"),
-    (["{lex}", "--boards", "-"], "abcd\nab1d\n", "stdin line 2: board 'ab1d'"),
+    (["{lex}", "--boards", "-", "--strict", "-q"], "abcd\nab1d\n", "stdin line 2: board 'ab1d'"),
     (["{lex}", "--boards", "{lex}/nowhere.txt"], None, "no such file"),
     (["{lex14}", "xyzw"], None, "'X' uses a letter outside the lexicon's charset"),
     (["{lex}", "abcd", "--format", "fast"], None, "unknown format 'fast'"),

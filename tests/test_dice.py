@@ -183,9 +183,9 @@ def test_seeded_rolls_repeat_and_known_boards():
 
 def test_bad_seed_and_count():
     classic = load_dice("classic")
-    with pytest.raises(DawgError, match="--seed: must be 0 or more"):
+    with pytest.raises(DawgError, match="^seed: must be 0 or more"):
         next(roll(classic, None, seed=-1))
-    with pytest.raises(DawgError, match="--count: must be 1 or more"):
+    with pytest.raises(DawgError, match="^count: must be 1 or more"):
         next(roll(classic, None, seed=1, count=0))
 
 

@@ -215,7 +215,10 @@ def test_the_clock_runs_while_a_pipe_is_silent(lexicon):
 
 
 @pytest.mark.parametrize("args, fragments", [
-    (["--seconds", "-1"], ["--seconds: must be 0 (no limit) or more"]),
+    (["--seconds", "-1"], ["--seconds: must be a number at least 0 and at most 1e+06"]),
+    (["--seconds", "inf"], ["--seconds: must be a number", "got inf"]),
+    (["--seconds", "nan"], ["--seconds: must be a number", "got nan"]),
+    (["--seconds", "1e308"], ["--seconds: must be a number", "at most 1e+06"]),
     (["--min-length", "2"], ["--min-length: must be 3 or more"]),
     (["--board", BOARD, "--seed", "3"], ["give either --board or --dice/--seed"]),
     (["--board", "abcde"], ["5 cells is not square"]),

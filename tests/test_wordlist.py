@@ -72,7 +72,7 @@ def test_missing_file_and_directory(tmp_path):
 
 
 def test_max_length_below_three_is_rejected(tmp_path):
-    with pytest.raises(DawgError, match="--max-length"):
+    with pytest.raises(DawgError, match="^max_length"):
         load_word_list(write(tmp_path, b"cat\n"), ALL, max_length=2)
 
 
@@ -96,6 +96,6 @@ def test_ranked_charsets():
     ("", "empty"),
 ])
 def test_bad_charsets(spec, message):
-    with pytest.raises(DawgError, match="--charset") as err:
+    with pytest.raises(DawgError, match="^charset") as err:
         parse_charset(spec)
     assert message in str(err.value)

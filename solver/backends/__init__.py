@@ -22,11 +22,20 @@ if TYPE_CHECKING:
     from ..lexicon import Lexicon
 
 
+def usable_cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def resolve_jobs(jobs: int) -> int:
-    """Threads for a `jobs` value, the same rule everywhere: 0 means one per core."""
+    """Workers for a `jobs` value, the same rule everywhere: 0 means one per core, N means at
+    most N, capped at the cores (more would only compete)."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
         raise ParameterError("jobs", f"must be 0 (all cores) or a positive number of threads, got {jobs!r}")
-    return jobs or os.cpu_count() or 1
+    return min(jobs, usable_cores()) if jobs else usable_cores()
 
 
 class Scorer(ABC):

@@ -1,0 +1,231 @@
+"""What `dawg-solve` and `dawgc` share: the run wrapper, progress displays, option checks.
+
+`run_cli` gives both programs one behaviour:
+
+- bad input (`DawgError`) is one line, `prog: error: message`, exit status 1;
+  a command line that cannot run as given (unknown option, wrong arguments, an
+  option value out of range) is one line too, exit status 2;
+- a closed output pipe (`dawg-solve roll -n 100000 | head -3`) ends the
+  program quietly with status 141 (128 + SIGPIPE), as a shell reports a tool
+  killed by SIGPIPE, so `set -o pipefail` scripts can tell it from an error;
+- every command takes `-h`/`--help` and `--version`; placeholders in help read
+  TEXT, INTEGER, FLOAT, PATH.
+
+Progress displays (`progress_bar`, `StatusLine`) draw on stderr and never take
+stdout over: results written while they show still go to stdout, whether it
+is a file, a pipe or the terminal.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import sys
+from collections.abc import Callable
+from typing import Self
+
+from . import __version__
+from .errors import DawgError, ParameterError, UsageError
+
+USAGE_STATUS = 2
+PIPE_CLOSED_STATUS = 128 + 13  # 128 + SIGPIPE, what a shell reports for a tool killed by SIGPIPE
+MAX_SECONDS = 1e6  # longest --seconds accepted (about 11.5 days): beyond it a value is a typo
+PLACEHOLDERS = {"str": "TEXT", "text": "TEXT", "int": "INTEGER", "integer": "INTEGER", "float": "FLOAT",
+                "path": "PATH", "filename": "PATH"}
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+
+
+class _PipeClosed(Exception):
+    """Standard output's reader has gone (raised out of a command, past typer's own handling)."""
+
+
+def plural(noun: str, count: int) -> str:
+    """`noun` for one, `noun + "s"` for any other count."""
+    return noun if count == 1 else noun + "s"
+
+
+ARGUMENT_NAMES = {"letters": "LETTERS", "board": "BOARD"}  # API parameters the CLIs take as arguments
+
+
+def flag_name(parameter: str) -> str:
+    """How the command line names an API parameter: its flag, or its argument's placeholder."""
+    return ARGUMENT_NAMES.get(parameter, "--" + parameter.replace("_", "-"))
+
+
+def run_cli(app, prog: str) -> None:
+    """Run a typer app as `prog` with the shared behaviour described in the module docstring."""
+    import typer
+
+    try:
+        from typer import _click as click  # typer 0.28 vendors click
+    except ImportError:
+        import click
+    command = typer.main.get_command(app)
+    _prepare(command, prog)
+    try:
+        status = command.main(prog_name=prog, standalone_mode=False)
+    except _PipeClosed:
+        _pipe_closed()
+    except getattr(click.exceptions, "NoArgsIsHelpError", ()) as err:  # a bare `dawgc`: its help
+        err.show()
+        sys.exit(USAGE_STATUS)
+    except click.exceptions.UsageError as err:
+        where = err.ctx.command_path if err.ctx else prog
+        _fail(prog, f"{err.format_message()} (see '{where} --help')", USAGE_STATUS)
+    except typer.Abort:
+        _fail(prog, "interrupted", 130)
+    except UsageError as err:
+        _fail(prog, str(err), USAGE_STATUS)
+    except ParameterError as err:
+        _fail(prog, f"{flag_name(err.name)}: {err.problem}", USAGE_STATUS)
+    except DawgError as err:
+        _fail(prog, str(err), 1)
+    except KeyboardInterrupt:
+        _fail(prog, "interrupted", 130)
+    except click.exceptions.ClickException as err:
+        _fail(prog, err.format_message(), err.exit_code)
+    if isinstance(status, int) and status:  # a command's typer.Exit(status), returned in this mode
+        sys.exit(status)
+
+
+def _prepare(command, prog: str) -> None:
+    """Give every command --version, click-style placeholders and closed-pipe handling."""
+    from typer.core import TyperOption
+
+    def show_version(ctx, _param, value) -> None:
+        if value and not ctx.resilient_parsing:
+            print(f"{prog} {__version__}")
+            ctx.exit()
+
+    for cmd in _commands(command):
+        if cmd.callback is not None:
+            cmd.callback = _guard_pipe(cmd.callback)
+        for param in cmd.params:
+            if param.param_type_name == "argument":
+                _name_argument(param)
+            elif param.metavar is None and not getattr(param, "is_flag", False):
+                param.metavar = PLACEHOLDERS.get(param.type.name, param.type.name.upper())
+        cmd.params.append(TyperOption(param_decls=["--version"], is_flag=True, default=False, expose_value=False,
+                                      is_eager=True, callback=show_version, help="Show the version and exit."))
+
+
+def _name_argument(param) -> None:
+    """Show an argument as click does: NAME, or [NAME] when optional (typer writes {NAME})."""
+    name = param.metavar or param.name.upper()
+    in_usage = name if param.required or name.startswith("[") else f"[{name}]"
+    param.metavar = name
+    param.make_metavar = lambda *args, usage=False, **kwargs: in_usage if usage else name
+
+
+def _commands(command) -> list:
+    found = [command]
+    for sub in getattr(command, "commands", {}).values():
+        found.extend(_commands(sub))
+    return found
+
+
+def _guard_pipe(callback: Callable) -> Callable:
+    """The command, with its output flushed inside it, and a closed pipe raised as _PipeClosed
+    (typer would otherwise turn it into a silent exit status 1)."""
+
+    @functools.wraps(callback)
+    def run(*args, **kwargs):
+        try:
+            result = callback(*args, **kwargs)
+            sys.stdout.flush()
+            return result
+        except BrokenPipeError:
+            raise _PipeClosed from None
+
+    return run
+
+
+def _pipe_closed() -> None:
+    # Whatever is still buffered for stdout can never be written: point the descriptor at
+    # /dev/null so the interpreter's flush at exit neither fails nor complains.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(PIPE_CLOSED_STATUS)
+
+
+def _fail(prog: str, message: str, status: int) -> None:
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    sys.exit(status)
+
+
+# --- option checks ------------------------------------------------------------------
+
+
+def finite_option(name: str, value: float | None, low: float, high: float,
+                  low_inclusive: bool = False) -> float | None:
+    """`value` of option `name`, or UsageError unless it is a finite number in (low, high]
+    ([low, high] with `low_inclusive`). None (option not given) passes."""
+    if value is None:
+        return None
+    above = value >= low if low_inclusive else value > low
+    if not (math.isfinite(value) and above and value <= high):
+        bound = "at least" if low_inclusive else "more than"
+        raise UsageError(f"{name}: must be a number {bound} {low:g} and at most {high:g}, got {value:g}")
+    return value
+
+
+def jobs_option(jobs: int, prog: str) -> int:
+    """Threads for `--jobs`: 0 means one per core; more than the cores is capped, said on stderr."""
+    from .backends import resolve_jobs, usable_cores
+
+    threads = resolve_jobs(jobs)
+    if jobs > threads:
+        cores = usable_cores()
+        print(f"{prog}: --jobs {jobs}: this machine has {cores} {plural('core', cores)}; "
+              f"using {threads}", file=sys.stderr)
+    return threads
+
+
+# --- progress on stderr ----------------------------------------------------------------
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def progress_bar(*columns):
+    """A transient rich Progress on stderr that leaves stdout alone (unless stdout is the
+    terminal too, where results are printed above the bar)."""
+    from rich.progress import Progress
+
+    return Progress(*columns, console=_stderr_console(), transient=True,
+                    redirect_stdout=sys.stdout.isatty(), redirect_stderr=True)
+
+
+class StatusLine:
+    """A spinner and one line of text on stderr, updated in place; leaves stdout alone."""
+
+    def __init__(self, text: str) -> None:
+        from rich.live import Live
+        from rich.spinner import Spinner
+
+        self.spinner = Spinner("dots", text=text, style="status.spinner")
+        self.live = Live(self.spinner, console=_stderr_console(), transient=True, refresh_per_second=12.5,
+                         redirect_stdout=sys.stdout.isatty(), redirect_stderr=True)
+
+    def update(self, text: str) -> None:
+        self.spinner.update(text=text)
+
+    def start(self) -> None:
+        self.live.start()
+
+    def stop(self) -> None:
+        self.live.stop()
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,131 @@
+"""Both programs behave alike: --version and -h everywhere, click-style placeholders, one
+meaning per short option, shell completion, exit status 2 for usage and 1 for bad input."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import typer
+from conftest import REPO, assert_clean_error, run_cli
+
+from solver import __version__
+from solver.cli_common import plural
+from solver.backends import resolve_jobs, usable_cores
+
+PROGRAMS = {"solver.cli": ("dawg-solve", ["solve", "roll", "play", "search", "rearrange"]),
+            "compiler.cli": ("dawgc", ["build", "info", "verify", "words"])}
+
+
+def _commands():
+    for module, (prog, subcommands) in PROGRAMS.items():
+        yield module, prog, []
+        for sub in subcommands:
+            yield module, prog, [sub]
+
+
+@pytest.mark.parametrize("module, prog, sub", list(_commands()))
+def test_version_and_short_help_on_every_command(module, prog, sub):
+    version = run_cli(module, *sub, "--version")
+    assert (version.returncode, version.stdout, version.stderr) == (0, f"{prog} {__version__}\n", "")
+    short, long = run_cli(module, *sub, "-h"), run_cli(module, *sub, "--help")
+    assert short.returncode == 0 and short.stdout == long.stdout
+    assert short.stdout.startswith(f"Usage: {' '.join([prog, *sub])} ")
+    for placeholder in ("<str>", "<int>", "<float>", "<path>", "{"):
+        assert placeholder not in short.stdout, placeholder
+
+
+def test_help_names_the_board_form_completion_and_click_placeholders():
+    top = run_cli("solver.cli", "--help").stdout
+    assert "dawg-solve [FILE] BOARD" in top and "dawg-solve [FILE] --boards PATH" in top
+    assert "--install-completion" in top and "--install-completion" in run_cli("compiler.cli", "--help").stdout
+    assert "-j, --jobs INTEGER" in run_cli("solver.cli", "solve", "-h").stdout
+    assert "-t, --seconds FLOAT" in run_cli("solver.cli", "play", "-h").stdout
+    assert "-o, --out PATH" in run_cli("compiler.cli", "build", "-h").stdout
+    assert "Usage: dawgc build [OPTIONS] WORDLIST" in run_cli("compiler.cli", "build", "-h").stdout
+
+
+def test_a_short_option_means_one_thing_in_both_programs():
+    from compiler.cli import app as dawgc
+    from solver.cli import app as dawg_solve
+
+    meaning: dict[str, set[str]] = {}
+    for app in (dawg_solve, dawgc):
+        for command in typer.main.get_command(app).commands.values():
+            for param in command.params:
+                opts = getattr(param, "opts", [])
+                shorts = [o for o in opts if len(o) == 2]
+                longs = [o for o in opts if o.startswith("--")]
+                for short in shorts:
+                    meaning.setdefault(short, set()).update(longs)
+    clashes = {short: longs for short, longs in meaning.items() if len(longs) > 1}
+    assert clashes == {}
+    assert meaning["-s"] == {"--size"} and meaning["-n"] == {"--count"} and meaning["-b"] == {"--boards"}
+    assert meaning["-t"] == {"--seconds"} and meaning["-m"] == {"--method"}
+
+
+@pytest.mark.parametrize("args, status, fragment", [
+    (("solve", "abcd", "--no-such-option"), 2, "No such option: --no-such-option"),
+    (("solve", "abcd", "--jobs", "x"), 2, "'x' is not a valid int"),
+    (("solve", "a", "b", "c"), 2, "too many arguments"),
+    (("solve", "abcd", "--size", "9x9"), 2, "--size: 9x9 is outside"),
+    (("search", "--seconds", "nan"), 2, "--seconds: must be a number"),
+    (("search", "--method", "anneal", "--t1", "inf"), 2, "--t1: must be a number"),
+    (("search", "--method", "anneal", "--swap-share", "nan"), 2, "--swap-share: must be a number"),
+    (("roll", "--count", "many"), 2, "'many' is not a valid int"),
+    (("solve", "/nowhere/lexicon", "abcd"), 1, "/nowhere/lexicon: no such file"),
+    (("solve", "/nowhere/lexicon", "--boards", "-"), 1, "/nowhere/lexicon: no such file"),
+])
+def test_exit_status_is_2_for_usage_and_1_for_bad_input(args, status, fragment):
+    proc = run_cli("solver.cli", *args)
+    assert_clean_error(proc, fragment)
+    assert proc.returncode == status
+
+
+def test_dawgc_usage_errors_are_one_line_with_status_2():
+    proc = run_cli("compiler.cli", "build")
+    assert_clean_error(proc, "Missing argument 'WORDLIST'", "see 'dawgc build --help'")
+    assert proc.returncode == 2
+
+
+def test_jobs_beyond_the_cores_are_capped_and_said(make_lexicon):
+    lexicon = make_lexicon(["cat", "cats"])
+    proc = run_cli("solver.cli", str(lexicon), "--boards", "-", "-q", "--jobs", "1000", stdin="catsabcdefghijkl\n")
+    assert proc.returncode == 0 and proc.stdout == "2\n"
+    assert proc.stderr == (f"dawg-solve: --jobs 1000: this machine has {usable_cores()} {plural('core', usable_cores())}; "
+                           f"using {usable_cores()}\n")
+    assert resolve_jobs(1000) == resolve_jobs(0) == usable_cores() and resolve_jobs(1) == 1
+
+
+def test_plurals_for_one_point_and_one_word(make_lexicon):
+    lexicon = str(make_lexicon(["cat"]))
+    proc = run_cli("solver.cli", lexicon, "catx")
+    assert proc.stdout.splitlines()[2] == "1 point, 1 word"
+    played = run_cli("solver.cli", "play", lexicon, "--board", "catx", stdin="cat\n")
+    assert "You found 1 word for 1 point:" in played.stdout
+    assert "The board holds 1 word of 3+ letters for 1 point (you scored 100%)." in played.stdout
+
+
+def test_a_lone_board_is_a_board_even_when_a_file_has_its_name(tmp_path):
+    (tmp_path / "cats").write_text("not a lexicon")
+    (tmp_path / "not-a-board").mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "BOGGLE_DAWG_CACHE": str(tmp_path / "cache")}
+
+    def solve(arg: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "solver.cli", arg], capture_output=True, text=True,
+                              cwd=tmp_path, env=env, timeout=300, check=False)
+
+    proc = solve("cats")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[:2] == ["C A", "T S"]
+    assert_clean_error(solve("not-a-board"), "not-a-board is a lexicon path: give a BOARD after it")
+
+
+def test_play_refuses_letters_the_lexicon_lacks(make_lexicon):
+    lexicon = str(make_lexicon(["cats", "acts", "tacs"], charset="14"))
+    proc = run_cli("solver.cli", "play", lexicon, "--board", "zest", stdin="zest\n")
+    assert_clean_error(proc, "board zest: the board has Z, which the lexicon's charset", "lacks")
+    rolled = run_cli("solver.cli", "play", lexicon, "--seed", "1", stdin="")
+    assert_clean_error(rolled, "the dice rolled", "which the lexicon's charset")
