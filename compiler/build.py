@@ -11,6 +11,7 @@ from pathlib import Path
 
 from solver import __version__
 from solver.charset import Charset
+from solver.errors import DawgError
 from solver.formats import (
     ADT_FILES,
     DAWG_FILE,
@@ -57,7 +58,10 @@ def build_lexicon(source: Path, charset: Charset, out_dir: Path | None = None,
     started = time.perf_counter()
     out_dir = out_dir or default_out_dir(source, charset)
     check_output_dir(out_dir)
-    files, manifest = compile_lexicon(source, charset, max_length, stage)
+    try:
+        files, manifest = compile_lexicon(source, charset, max_length, stage)
+    except MemoryError:  # a huge list with little sharing: say so in one line, keep the old build
+        raise DawgError(f"{source}: not enough memory to build this lexicon") from None
     with stage(f"writing {out_dir}"):
         write_files(out_dir, files)
     return BuildResult(out_dir=out_dir, manifest=manifest, seconds=time.perf_counter() - started)

@@ -10,6 +10,7 @@ import msgpack
 import pytest
 from conftest import assert_clean_error, run_cli
 
+import compiler.build
 import compiler.write
 from compiler.build import build_lexicon
 from compiler.verify import verify
@@ -135,6 +136,22 @@ def test_lengths_the_header_cannot_hold_are_refused_before_writing(tmp_path, wor
     assert fragment in str(err.value)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert open_lexicon(out).word_count == len(WORDS)
+
+
+def test_running_out_of_memory_is_one_line_and_keeps_the_old_build(tmp_path, monkeypatch):
+    source = tmp_path / "list.txt"
+    source.write_text("\n".join(WORDS))
+    out = tmp_path / "out"
+    build_lexicon(source, parse_charset("26"), out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def exhausted(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(compiler.build, "minimise", exhausted)
+    with pytest.raises(DawgError, match=f"{source}: not enough memory to build this lexicon"):
+        build_lexicon(source, parse_charset("26"), out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
 def test_a_255_letter_word_round_trips(make_lexicon):
