@@ -72,12 +72,21 @@ def test_manifest_records_source_counts_and_checksums(make_lexicon):
     assert sum(m["dropped"].values()) + m["words"] == len(WORDS)
 
 
-def test_failed_write_leaves_the_previous_build_intact(tmp_path, monkeypatch):
+def previous_build(tmp_path):
+    """A build of WORDS in tmp_path/out from tmp_path/list.txt: (source, out, its files' bytes)."""
     source = tmp_path / "list.txt"
     source.write_text("\n".join(WORDS))
     out = tmp_path / "out"
     build_lexicon(source, parse_charset("26"), out)
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    return source, out, files_of(out)
+
+
+def files_of(out):
+    return {p.name: p.read_bytes() for p in out.iterdir()}
+
+
+def test_failed_write_leaves_the_previous_build_intact(tmp_path, monkeypatch):
+    source, out, before = previous_build(tmp_path)
     beside = sorted(p.name for p in tmp_path.iterdir())
     source.write_text("\n".join(WORDS + ["extra", "words", "here"]))
 
@@ -94,8 +103,7 @@ def test_failed_write_leaves_the_previous_build_intact(tmp_path, monkeypatch):
     monkeypatch.setattr(compiler.write, "open", failing_open, raising=False)
     with pytest.raises(DawgError, match="No space left on device"):
         build_lexicon(source, parse_charset("26"), out)
-    after = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert after == before  # same files, same bytes
+    assert files_of(out) == before  # same files, same bytes
     assert sorted(p.name for p in tmp_path.iterdir()) == beside  # no temporaries left beside it
     assert verify(out).ok
 
@@ -107,7 +115,7 @@ def test_interrupted_build_leaves_no_partial_files(tmp_path, monkeypatch, step):
     out = tmp_path / "out"
     if step == "_exchange":  # replacing a build
         build_lexicon(source, parse_charset("26"), out)
-    before = {p.name: p.read_bytes() for p in out.iterdir()} if out.exists() else None
+    before = files_of(out) if out.exists() else None
     source.write_text("\n".join(WORDS[:5]))
 
     def interrupt(*args, **kwargs):
@@ -116,7 +124,7 @@ def test_interrupted_build_leaves_no_partial_files(tmp_path, monkeypatch, step):
     monkeypatch.setattr(compiler.write.os if step == "rename" else compiler.write, step, interrupt)
     with pytest.raises(KeyboardInterrupt):
         build_lexicon(source, parse_charset("26"), out)
-    assert ({p.name: p.read_bytes() for p in out.iterdir()} if out.exists() else None) == before
+    assert (files_of(out) if out.exists() else None) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["list.txt"] + (["out"] if before else [])
 
 
@@ -125,25 +133,17 @@ def test_interrupted_build_leaves_no_partial_files(tmp_path, monkeypatch, step):
     (WORDS + ["a" * 256], None, "line 24: 'aaaa"),
 ])
 def test_lengths_the_header_cannot_hold_are_refused_before_writing(tmp_path, words, max_length, fragment):
-    source = tmp_path / "list.txt"
-    source.write_text("\n".join(WORDS))
-    out = tmp_path / "out"
-    build_lexicon(source, parse_charset("26"), out)
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    source, out, before = previous_build(tmp_path)
     source.write_text("\n".join(words))
     with pytest.raises(DawgError) as err:
         build_lexicon(source, parse_charset("26"), out, max_length=max_length)
     assert fragment in str(err.value)
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert files_of(out) == before
     assert open_lexicon(out).word_count == len(WORDS)
 
 
 def test_running_out_of_memory_is_one_line_and_keeps_the_old_build(tmp_path, monkeypatch):
-    source = tmp_path / "list.txt"
-    source.write_text("\n".join(WORDS))
-    out = tmp_path / "out"
-    build_lexicon(source, parse_charset("26"), out)
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    source, out, before = previous_build(tmp_path)
 
     def exhausted(*args):
         raise MemoryError
@@ -151,7 +151,7 @@ def test_running_out_of_memory_is_one_line_and_keeps_the_old_build(tmp_path, mon
     monkeypatch.setattr(compiler.build, "minimise", exhausted)
     with pytest.raises(DawgError, match=f"{source}: not enough memory to build this lexicon"):
         build_lexicon(source, parse_charset("26"), out)
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert files_of(out) == before
 
 
 def test_a_255_letter_word_round_trips(make_lexicon):
