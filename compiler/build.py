@@ -4,22 +4,36 @@ from __future__ import annotations
 
 import hashlib
 import time
-from contextlib import nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, ContextManager
 
 from solver import __version__
 from solver.charset import Charset
-from solver.formats import ADT_FILES, DAWG_FILE, MANIFEST_FILE, MANIFEST_VERSION, TRIE_FILE
+from solver.errors import DawgError
+from solver.formats import (
+    ADT_FILES,
+    DAWG_FILE,
+    MANIFEST_FILE,
+    MANIFEST_VERSION,
+    TRIE_FILE,
+)
 
 from .adtdawg import build_adtdawg
 from .dawg import minimise
 from .trie import build_trie
 from .wordlist import MIN_LENGTH, load_word_list
-from .write import adtdawg_parts, dawg_bytes, manifest_bytes, trie_bytes, write_files
+from .write import (
+    adtdawg_parts,
+    check_output_dir,
+    dawg_bytes,
+    manifest_bytes,
+    trie_bytes,
+    write_files,
+)
 
-Stage = Callable[[str], ContextManager]
+Stage = Callable[[str], AbstractContextManager]
 
 
 @dataclass
@@ -36,10 +50,27 @@ def default_out_dir(source: Path, charset: Charset) -> Path:
 
 def build_lexicon(source: Path, charset: Charset, out_dir: Path | None = None,
                   max_length: int | None = None, stage: Stage | None = None) -> BuildResult:
-    """Compile `source` into all three formats in `out_dir`; `stage(name)` wraps each step."""
-    stage = stage or (lambda name: nullcontext())
+    """Compile `source` into all three formats in `out_dir`; `stage(name)` wraps each step.
+
+    An `out_dir` that exists and is not a previous build is refused before any work.
+    """
+    stage = stage or _silent
     started = time.perf_counter()
     out_dir = out_dir or default_out_dir(source, charset)
+    check_output_dir(out_dir)
+    try:
+        files, manifest = compile_lexicon(source, charset, max_length, stage)
+    except MemoryError:  # a huge list with little sharing: say so in one line, keep the old build
+        raise DawgError(f"{source}: not enough memory to build this lexicon") from None
+    with stage(f"writing {out_dir}"):
+        write_files(out_dir, files)
+    return BuildResult(out_dir=out_dir, manifest=manifest, seconds=time.perf_counter() - started)
+
+
+def compile_lexicon(source: Path, charset: Charset, max_length: int | None = None,
+                    stage: Stage | None = None) -> tuple[dict[str, bytes], dict]:
+    """Every file of a build (name -> bytes, the manifest among them) and the manifest; writes nothing."""
+    stage = stage or _silent
     with stage("reading word list"):
         words = load_word_list(source, charset, max_length)
     length_cap = max_length or words.max_length
@@ -76,9 +107,11 @@ def build_lexicon(source: Path, charset: Charset, out_dir: Path | None = None,
         },
     }
     files[MANIFEST_FILE] = manifest_bytes(manifest)
-    with stage(f"writing {out_dir}"):
-        write_files(out_dir, files)
-    return BuildResult(out_dir=out_dir, manifest=manifest, seconds=time.perf_counter() - started)
+    return files, manifest
+
+
+def _silent(name: str) -> AbstractContextManager:
+    return nullcontext()
 
 
 def _file_entry(name: str, data: bytes) -> dict:

@@ -1,10 +1,18 @@
 """Read a plain word list and apply the Boggle rules to it.
 
 Accepted: any letter case, LF/CRLF/CR line ends, a UTF-8 byte-order mark,
-blank lines, comment lines starting with '#', surrounding spaces, a leading
-word-count line (as in `Lexicon_14.txt`) and repeated words. Anything else
-that is not a word of letters A-Z (binary data, digits, punctuation, accented
-letters, two words on a line) is an error naming the file and line.
+blank lines, comment lines starting with '#', spaces and tabs around a word, a
+leading word-count line (as in `Lexicon_14.txt`) and repeated words. Anything
+else that is not a word of letters A-Z (binary data, digits, punctuation,
+accented letters, two words on a line, a control character such as a form
+feed, which `str.splitlines` would have taken for a line end) is an error
+naming the file and line.
+
+The file is streamed in chunks, so hostile input fails at once with bounded
+memory: a NUL byte, bytes that are not UTF-8, a line over MAX_LINE_BYTES, a
+file over MAX_LIST_BYTES (/dev/zero and /dev/urandom among them). A word over
+MAX_WORD_LETTERS (the headers store the length in one byte) is an error too,
+unless a maximum length was asked for, which drops it.
 
 Boggle rules, in this order, each drop counted: a repeated word; fewer than 3
 letters; a 'q' not followed by 'u'; letters outside the charset (after "qu" is
@@ -14,14 +22,23 @@ length. Lengths count letters as written, so "qu" counts two.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from solver.charset import Charset
 from solver.errors import DawgError, ParameterError, reading
+from solver.formats import HEADER
 
 MIN_LENGTH = 3
+MAX_WORD_LETTERS = int(np.iinfo(HEADER["max_length"]).max)  # 255: one header byte
+MAX_LINE_BYTES = 4096  # longer lines are not words (nor sane comments): refuse, don't buffer
+MAX_LIST_BYTES = 256 << 20  # about 100 times the largest real word list
+CHUNK_BYTES = 1 << 20
 DROP_REASONS = ("duplicate", "too_short", "q_without_u", "outside_charset", "too_long")
 
 
@@ -44,50 +61,125 @@ class WordList:
         return max((len(w) for w in self.words), default=0)
 
 
-def read_entries(path: Path) -> tuple[list[str], int, bytes]:
-    """The lower-cased words of a list file, in file order, with its line count and raw bytes."""
-    with reading(path, "word list"):
-        data = path.read_bytes()
-    nul = data.find(b"\0")
-    if nul >= 0:
-        raise DawgError(f"{path}: binary data (NUL byte at offset {nul}), not a word list")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        raise DawgError(f"{path} line {line}: not UTF-8 text (byte 0x{data[err.start]:02x})") from None
+@dataclass
+class Entries:
+    """A list file's lower-cased words in file order, with its line count, SHA-256 and size."""
 
-    lines = text.splitlines()
-    words: list[str] = []
-    count_line_allowed = True
-    for number, raw in enumerate(lines, 1):
-        word = raw.strip()
-        if not word or word.startswith("#"):
-            continue
-        if word.isascii() and word.isalpha():
-            words.append(word.lower())
-        elif count_line_allowed and word.isdigit():
-            pass  # a leading word count, as in Lexicon_14.txt
-        else:
-            raise DawgError(f"{path} line {number}: {_describe_bad_word(word)}")
-        count_line_allowed = False
-    return words, len(lines), data
+    words: list[str]
+    lines: int
+    sha256: str
+    size: int
+
+
+def read_entries(path: Path, max_letters: int | None = MAX_WORD_LETTERS) -> Entries:
+    """Stream a list file into its words; a word over `max_letters` (None: no cap) is an error."""
+    digest = hashlib.sha256()
+    parser = _Parser(path, max_letters)
+    size = 0
+    pending = b""  # the unfinished last line of what has been read
+    with reading(path, "word list"), open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(CHUNK_BYTES)
+            if chunk:
+                nul = chunk.find(b"\0")
+                if nul >= 0:
+                    raise DawgError(f"{path}: binary data (NUL byte at offset {size + nul}), not a word list")
+                size += len(chunk)
+                if size > MAX_LIST_BYTES:
+                    raise DawgError(f"{path}: larger than {MAX_LIST_BYTES >> 20} MiB, not a word list")
+                digest.update(chunk)
+                buffer = pending + chunk
+                # complete lines end at the last LF, or at a CR known not to start a CRLF
+                cut = max(buffer.rfind(b"\n"), buffer.rfind(b"\r", 0, len(buffer) - 1)) + 1
+            else:
+                buffer, cut = pending, len(pending)
+            block, pending = buffer[:cut], buffer[cut:]
+            if block:
+                parser.feed(block)
+            if len(pending) > MAX_LINE_BYTES:
+                raise DawgError(f"{path} line {parser.lines + 1}: longer than {MAX_LINE_BYTES} bytes, not a word")
+            if not chunk:
+                return Entries(parser.words, parser.lines, digest.hexdigest(), size)
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines ended by LF, CRLF or CR only (unlike str.splitlines), with no empty last piece."""
+    parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+class _Parser:
+    """The words of a list file, fed whole lines at a time."""
+
+    def __init__(self, path: Path, max_letters: int | None):
+        self.path = path
+        self.max_letters = max_letters
+        self.words: list[str] = []
+        self.lines = 0
+        self.count_line_allowed = True
+
+    def feed(self, block: bytes) -> None:
+        path = self.path
+        if self.lines == 0 and block.startswith(codecs.BOM_UTF8):
+            block = block[len(codecs.BOM_UTF8):]
+        try:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError as err:
+            line = self.lines + len(_split_lines(block[:err.start].decode("utf-8") + "."))
+            raise DawgError(f"{path} line {line}: not UTF-8 text (byte 0x{block[err.start]:02x})") from None
+        lines = _split_lines(text)
+        if max(map(len, lines), default=0) > MAX_LINE_BYTES:
+            line = self.lines + 1 + next(i for i, raw in enumerate(lines) if len(raw) > MAX_LINE_BYTES)
+            raise DawgError(f"{path} line {line}: longer than {MAX_LINE_BYTES} bytes, not a word")
+        words, max_letters = self.words, self.max_letters
+        for number, raw in enumerate(lines, self.lines + 1):
+            word = raw.strip(" \t")
+            if not word:
+                continue
+            if word.startswith("#"):
+                problem = None if word.isprintable() else _unprintable(word.replace("\t", " "))
+                if problem:
+                    raise DawgError(f"{path} line {number}: comment has a {problem}")
+                continue
+            if word.isascii() and word.isalpha():
+                if max_letters is not None and len(word) > max_letters:
+                    raise DawgError(f"{path} line {number}: {_shown(word)} has {len(word)} letters, more than "
+                                    f"the {max_letters} a lexicon can hold")
+                words.append(word.lower())
+            elif not (self.count_line_allowed and word.isascii() and word.isdigit()):  # a leading word count
+                raise DawgError(f"{path} line {number}: {_describe_bad_word(word)}")
+            self.count_line_allowed = False
+        self.lines += len(lines)
+
+
+def _shown(word: str) -> str:
+    return repr(word if len(word) <= 40 else word[:37] + "...")
+
+
+def _unprintable(text: str) -> str | None:
+    """How to name the first control or other non-printing character of `text`, if any."""
+    bad = next((ch for ch in text if not ch.isprintable()), None)
+    if bad is None:
+        return None
+    kind = "control character" if unicodedata.category(bad) == "Cc" else "non-printing character"
+    return f"{kind} U+{ord(bad):04X}"
 
 
 def _describe_bad_word(word: str) -> str:
-    shown = word if len(word) <= 40 else word[:37] + "..."
     bad = next(ch for ch in word if not (ch.isascii() and ch.isalpha()))
-    if bad.isspace():
+    if bad in " \t":
         what = "more than one word on the line"
+    elif not bad.isprintable():
+        what = _unprintable(bad)
     elif bad.isalpha():
         what = f"{bad!r} is not a letter A-Z"
     elif bad.isdigit():
         what = f"digit {bad!r} inside a word"
-    elif not bad.isprintable():
-        what = f"control character U+{ord(bad):04X}"
     else:
         what = f"{bad!r} is not a letter"
-    return f"{shown!r}: {what}"
+    return f"{_shown(word)}: {what}"
 
 
 def fold_qu(word: str) -> str | None:
@@ -101,9 +193,10 @@ def fold_qu(word: str) -> str | None:
 
 def load_word_list(path: Path, charset: Charset, max_length: int | None = None) -> WordList:
     """Read a word list and keep the words a Boggle lexicon over `charset` holds."""
-    if max_length is not None and max_length < MIN_LENGTH:
-        raise ParameterError("max_length", f"must be at least {MIN_LENGTH}, got {max_length}")
-    entries, line_count, data = read_entries(path)
+    if max_length is not None and not MIN_LENGTH <= max_length <= MAX_WORD_LETTERS:
+        raise ParameterError("max_length", f"must be {MIN_LENGTH}..{MAX_WORD_LETTERS}, got {max_length}")
+    source = read_entries(path, MAX_WORD_LETTERS if max_length is None else None)
+    entries = source.words
     if not entries:
         raise DawgError(f"{path}: no words in the file")
     dropped = dict.fromkeys(DROP_REASONS, 0)
@@ -133,6 +226,5 @@ def load_word_list(path: Path, charset: Charset, max_length: int | None = None) 
         reasons = ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in dropped.items() if n)
         raise DawgError(f"{path}: no words left for charset {charset.letters.upper()} ({reasons})")
     kept.sort()
-    return WordList(path=path, sha256=hashlib.sha256(data).hexdigest(), size=len(data),
-                    lines=line_count, entries=len(entries), words=kept, dropped=dropped,
+    return WordList(path=path, sha256=source.sha256, size=source.size, lines=source.lines, entries=len(entries), words=kept, dropped=dropped,
                     max_length=longest)

@@ -1,28 +1,67 @@
-"""Serialise built structures with the layouts of `solver.formats`, atomically.
+"""Serialise built structures with the layouts of `solver.formats`, and switch builds in atomically.
 
-All files of a build are first written in full to hidden temporary names in
-the output directory and flushed to disk; only then are they renamed over
-the old ones, manifest last. A build that fails or is interrupted before that
-point removes its temporaries and leaves the previous build untouched.
+A build never writes into the output directory. It writes a complete new
+directory beside it (`.NAME.new-PID-RANDOM`), every file read-only (0o444)
+and flushed to disk, then switches it in with one atomic step: a rename when
+there is no output yet, else Linux `renameat2(RENAME_EXCHANGE)`, which swaps
+the two directories; the old tree, now at the temporary name, is deleted. A
+reader sees the whole old build or the whole new one, wherever the build is
+killed. Where the exchange is unavailable (not Linux, glibc before 2.28, a
+filesystem without it) the old directory is renamed aside and the new one
+renamed in: between those two renames the output is missing (readers get "no
+such file"), never mixed.
+
+Builds into one output take an exclusive `flock` on `.NAME.lock` beside it
+(deleted afterwards) for the write and the switch, so concurrent builds
+serialise and the last one wins whole. Holding the lock, a build first deletes what killed builds left
+(`.NAME.new-*`, `.NAME.old-*`; older versions' `.FILE.tmp-PID` files inside
+the output go with the old tree). An output that exists and is not a
+directory, or holds anything but build files, is refused before any work, so
+no user data is replaced. A shell whose working directory is the output keeps
+the old, deleted directory as its working directory.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import fcntl
+import functools
 import os
+import re
+import secrets
+import shutil
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import msgpack
 import numpy as np
 
 from solver.charset import Charset
-from solver.errors import DawgError
-from solver.formats import (DAWG_MAGIC, FORMAT_VERSION, HEADER, MANIFEST_FILE, MAX_INDEX, TRIE_MAGIC,
-                            node_word)
+from solver.errors import DawgError, reading
+from solver.formats import (
+    ADT_FILES,
+    DAWG_FILE,
+    DAWG_MAGIC,
+    FORMAT_VERSION,
+    HEADER,
+    MANIFEST_FILE,
+    MAX_INDEX,
+    TRIE_FILE,
+    TRIE_MAGIC,
+    node_word,
+)
 
 from .adtdawg import Adt
 from .dawg import Dawg
 from .trie import Trie
+
+BUILD_FILES = frozenset((TRIE_FILE, DAWG_FILE, *ADT_FILES, MANIFEST_FILE))
+_OLD_TEMPORARY = re.compile(rf"\.(?:{'|'.join(map(re.escape, sorted(BUILD_FILES)))})\.tmp-\d+")  # earlier versions staged here
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
 
 
 def _header(magic: bytes, charset: Charset, max_length: int, words: int, nodes: int,
@@ -33,7 +72,9 @@ def _header(magic: bytes, charset: Charset, max_length: int, words: int, nodes: 
     head["magic"] = magic
     head["version"] = FORMAT_VERSION
     head["charset_size"] = len(charset)
-    head["max_length"] = min(max_length, 255)
+    if not 0 < max_length <= np.iinfo(HEADER["max_length"]).max:
+        raise DawgError(f"max_length {max_length} does not fit the header's byte")
+    head["max_length"] = max_length
     head["charset"] = charset.letters.upper().encode("ascii")
     head["words"] = words
     head["nodes"] = nodes
@@ -70,34 +111,142 @@ def manifest_bytes(manifest: dict) -> bytes:
     return msgpack.packb(manifest, use_bin_type=True)
 
 
+def check_output_dir(out_dir: Path) -> None:
+    """Refuse an output that exists and is neither a previous build nor an empty directory."""
+    if not (out_dir.is_symlink() or out_dir.exists()):
+        return
+    target = Path(os.path.realpath(out_dir))
+    if not target.is_dir():
+        raise DawgError(f"{out_dir}: exists and is not a directory")
+    with reading(out_dir, "directory"):
+        foreign = sorted(name for name in os.listdir(target)
+                         if name not in BUILD_FILES and not _OLD_TEMPORARY.fullmatch(name))
+    if foreign:
+        raise DawgError(f"{out_dir}: holds {foreign[0]!r}, which is not part of a lexicon build; not replacing it")
+
+
 def write_files(out_dir: Path, files: dict[str, bytes]) -> None:
-    """Write name -> bytes into out_dir so that either all land or none does (manifest last)."""
+    """Make `out_dir` hold exactly `files` (name -> bytes), switching from any old build atomically."""
+    check_output_dir(out_dir)
+    target = Path(os.path.realpath(out_dir))  # through a symlink: the link stays, its directory is swapped
+    parent, name = target.parent, target.name
+    if target == parent:
+        raise DawgError(f"{out_dir}: cannot be an output directory")
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise DawgError(f"{out_dir}: cannot create output directory ({err.strerror})") from None
-    if not out_dir.is_dir():
-        raise DawgError(f"{out_dir}: not a directory")
-    names = sorted(files, key=lambda n: n == MANIFEST_FILE)
-    staged: list[Path] = []
+        raise DawgError(f"{out_dir}: cannot create output directory ({_reason(err)})") from None
     try:
-        for name in names:
-            tmp = out_dir / f".{name}.tmp-{os.getpid()}"
-            staged.append(tmp)
-            with open(tmp, "wb") as fh:
-                fh.write(files[name])
-                fh.flush()
-                os.fsync(fh.fileno())
-        for tmp, name in zip(staged, names):
-            os.replace(tmp, out_dir / name)
-        staged.clear()
-        _fsync_dir(out_dir)
+        with _locked(parent / f".{name}.lock"):
+            check_output_dir(out_dir)  # again: another build or a user may have acted while we waited
+            _remove_stale(parent, name)
+            _switch_in(parent, target, files)
     except OSError as err:
-        where = err.filename or out_dir
-        raise DawgError(f"{where}: cannot write ({err.strerror})") from None
+        raise DawgError(f"{err.filename or out_dir}: cannot write ({_reason(err)})") from None
+
+
+def _reason(err: OSError) -> str:
+    return "permission denied" if isinstance(err, PermissionError) else err.strerror or str(err)
+
+
+def _switch_in(parent: Path, target: Path, files: dict[str, bytes]) -> None:
+    """Write `files` to a new directory beside `target`, then make it `target` in one step."""
+    staging = parent / f".{target.name}.new-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        _write_tree(staging, files)
+        if not target.exists():
+            os.rename(staging, target)
+        elif not _exchange(staging, target):  # on success, staging holds the old build
+            aside = parent / f".{target.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
+            os.rename(target, aside)
+            try:
+                os.rename(staging, target)  # the output is missing between these two renames
+            except BaseException:
+                os.rename(aside, target)
+                raise
+            staging = aside
+        _fsync_dir(parent)
     finally:
-        for tmp in staged:
-            tmp.unlink(missing_ok=True)
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+@contextmanager
+def _locked(lock_path: Path) -> Iterator[None]:
+    """Hold an exclusive flock on `lock_path`, and delete the file when done.
+
+    The holder deletes the file before unlocking it, so a waiter can end up
+    locking a deleted file: it checks that the path still names the file it
+    locked, and starts again if not.
+    """
+    while True:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if _names_file(lock_path, fd):
+                break
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    try:
+        yield
+    finally:
+        with suppress(FileNotFoundError):
+            os.unlink(lock_path)
+        os.close(fd)
+
+
+def _names_file(path: Path, fd: int) -> bool:
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(fd))
+    except FileNotFoundError:
+        return False
+
+
+def _remove_stale(parent: Path, name: str) -> None:
+    """Delete what killed builds left beside the output: only a lock holder makes such names."""
+    for entry in os.listdir(parent):
+        if entry.startswith((f".{name}.new-", f".{name}.old-")):
+            shutil.rmtree(parent / entry, ignore_errors=True)
+
+
+def _write_tree(directory: Path, files: dict[str, bytes]) -> None:
+    """A new directory holding `files`, each read-only and flushed, then the directory flushed."""
+    os.mkdir(directory)
+    for file_name, data in files.items():
+        with open(directory / file_name, "wb", opener=_create_read_only) as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    _fsync_dir(directory)
+
+
+def _create_read_only(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_EXCL, 0o444)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two directories in one step (Linux renameat2); False where that is unsupported."""
+    renameat2 = _libc_renameat2()
+    if renameat2 is None:
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+@functools.cache
+def _libc_renameat2():
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    return renameat2
 
 
 def _fsync_dir(path: Path) -> None:
@@ -106,4 +255,3 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-

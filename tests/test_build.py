@@ -8,7 +8,9 @@ import random
 
 import msgpack
 import pytest
+from conftest import assert_clean_error, run_cli
 
+import compiler.build
 import compiler.write
 from compiler.build import build_lexicon
 from compiler.verify import verify
@@ -16,8 +18,6 @@ from solver.charset import parse_charset
 from solver.errors import DawgError
 from solver.formats import ADT_FILES, DAWG_FILE, FORMATS, MANIFEST_FILE, TRIE_FILE
 from solver.lexicon import display, open_lexicon
-
-from conftest import assert_clean_error, run_cli
 
 WORDS = ["cat", "cats", "catsup", "dog", "dogs", "quit", "quits", "quiet", "equal", "aqua", "zebra",
          "tea", "teas", "tee", "tees", "ten", "tens", "net", "nets", "sent", "tent", "tents", "stent"]
@@ -43,7 +43,7 @@ def test_random_lists_round_trip_with_documented_numbering(make_lexicon):
     for letters in ("ab", "abc", "acdegilmnoprst", "abcdefghijklmnopqrstuvwxyz"):
         words = random_words(rng, letters, 400)
         out = make_lexicon(words, "26")
-        expected = sorted(set(w for w in words if w.count("q") == w.count("qu")))
+        expected = sorted({w for w in words if w.count("q") == w.count("qu")})
         result = verify(out)
         assert result.ok, result.checks
         dawg = open_lexicon(out, "dawg").numbered_words()
@@ -72,12 +72,22 @@ def test_manifest_records_source_counts_and_checksums(make_lexicon):
     assert sum(m["dropped"].values()) + m["words"] == len(WORDS)
 
 
-def test_failed_write_leaves_the_previous_build_intact(tmp_path, monkeypatch):
+def previous_build(tmp_path):
+    """A build of WORDS in tmp_path/out from tmp_path/list.txt: (source, out, its files' bytes)."""
     source = tmp_path / "list.txt"
     source.write_text("\n".join(WORDS))
     out = tmp_path / "out"
     build_lexicon(source, parse_charset("26"), out)
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    return source, out, files_of(out)
+
+
+def files_of(out):
+    return {p.name: p.read_bytes() for p in out.iterdir()}
+
+
+def test_failed_write_leaves_the_previous_build_intact(tmp_path, monkeypatch):
+    source, out, before = previous_build(tmp_path)
+    beside = sorted(p.name for p in tmp_path.iterdir())
     source.write_text("\n".join(WORDS + ["extra", "words", "here"]))
 
     real_open = open
@@ -93,23 +103,63 @@ def test_failed_write_leaves_the_previous_build_intact(tmp_path, monkeypatch):
     monkeypatch.setattr(compiler.write, "open", failing_open, raising=False)
     with pytest.raises(DawgError, match="No space left on device"):
         build_lexicon(source, parse_charset("26"), out)
-    after = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert after == before  # same files, same bytes, no temporaries left
+    assert files_of(out) == before  # same files, same bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == beside  # no temporaries left beside it
     assert verify(out).ok
 
 
-def test_interrupted_build_leaves_no_partial_files(tmp_path, monkeypatch):
+@pytest.mark.parametrize("step", ["rename", "_exchange"])
+def test_interrupted_build_leaves_no_partial_files(tmp_path, monkeypatch, step):
     source = tmp_path / "list.txt"
     source.write_text("\n".join(WORDS))
-    out = tmp_path / "fresh"
+    out = tmp_path / "out"
+    if step == "_exchange":  # replacing a build
+        build_lexicon(source, parse_charset("26"), out)
+    before = files_of(out) if out.exists() else None
+    source.write_text("\n".join(WORDS[:5]))
 
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(compiler.write.os, "replace", interrupt)
+    monkeypatch.setattr(compiler.write.os if step == "rename" else compiler.write, step, interrupt)
     with pytest.raises(KeyboardInterrupt):
         build_lexicon(source, parse_charset("26"), out)
-    assert list(out.iterdir()) == []
+    assert (files_of(out) if out.exists() else None) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["list.txt"] + (["out"] if before else [])
+
+
+@pytest.mark.parametrize("words, max_length, fragment", [
+    (WORDS, 256, "max_length: must be 3..255, got 256"),
+    (WORDS + ["a" * 256], None, "line 24: 'aaaa"),
+])
+def test_lengths_the_header_cannot_hold_are_refused_before_writing(tmp_path, words, max_length, fragment):
+    source, out, before = previous_build(tmp_path)
+    source.write_text("\n".join(words))
+    with pytest.raises(DawgError) as err:
+        build_lexicon(source, parse_charset("26"), out, max_length=max_length)
+    assert fragment in str(err.value)
+    assert files_of(out) == before
+    assert open_lexicon(out).word_count == len(WORDS)
+
+
+def test_running_out_of_memory_is_one_line_and_keeps_the_old_build(tmp_path, monkeypatch):
+    source, out, before = previous_build(tmp_path)
+
+    def exhausted(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(compiler.build, "minimise", exhausted)
+    with pytest.raises(DawgError, match=f"{source}: not enough memory to build this lexicon"):
+        build_lexicon(source, parse_charset("26"), out)
+    assert files_of(out) == before
+
+
+def test_a_255_letter_word_round_trips(make_lexicon):
+    long_word = "ab" * 127 + "c"
+    out = make_lexicon(WORDS + [long_word])
+    for fmt in FORMATS:
+        assert long_word in open_lexicon(out, fmt).word_list()
+    assert verify(out).ok
 
 
 def test_cli_build_info_verify_words(tmp_path):

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
+import hashlib
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import pytest
+from conftest import REPO, assert_clean_error, shared_path
+
+import compiler.wordlist
 from compiler.wordlist import load_word_list
 from solver.charset import JPA14, RANKING, parse_charset, ranked
 from solver.errors import DawgError
@@ -72,7 +81,7 @@ def test_missing_file_and_directory(tmp_path):
 
 
 def test_max_length_below_three_is_rejected(tmp_path):
-    with pytest.raises(DawgError, match="^max_length"):
+    with pytest.raises(DawgError, match=r"^max_length: must be 3\.\.255, got 2"):
         load_word_list(write(tmp_path, b"cat\n"), ALL, max_length=2)
 
 
@@ -99,3 +108,103 @@ def test_bad_charsets(spec, message):
     with pytest.raises(DawgError, match="^charset") as err:
         parse_charset(spec)
     assert message in str(err.value)
+
+
+# --- hostile word lists -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("separator", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+def test_only_lf_crlf_cr_end_lines(tmp_path, separator):
+    path = write(tmp_path, f"ant\ncat{separator}dog\n".encode())
+    with pytest.raises(DawgError) as err:
+        load_word_list(path, ALL)
+    assert f"{path} line 2:" in str(err.value)
+    assert f"U+{ord(separator):04X}" in str(err.value)
+
+
+def test_control_character_alone_on_a_line_is_an_error(tmp_path):
+    path = write(tmp_path, b"ant\n\x0c\ncat\n")
+    with pytest.raises(DawgError, match=r"line 2: .*control character U\+000C"):
+        load_word_list(path, ALL)
+
+
+def test_tabs_and_spaces_around_a_word_are_still_accepted(tmp_path):
+    assert load_word_list(write(tmp_path, b"\tant \t\r\n  cat\n"), ALL).words == ["ant", "cat"]
+
+
+def test_word_over_255_letters_is_an_error_naming_the_line(tmp_path):
+    path = write(tmp_path, b"ant\ncat\n" + b"a" * 256 + b"\n")
+    with pytest.raises(DawgError) as err:
+        load_word_list(path, ALL)
+    assert f"{path} line 3:" in str(err.value) and "256 letters" in str(err.value) and "255" in str(err.value)
+    assert load_word_list(write(tmp_path, b"ant\n" + b"b" * 255 + b"\n", "ok.txt"), ALL).max_length == 255
+
+
+def test_word_over_255_letters_is_dropped_when_a_max_length_is_given(tmp_path):
+    words = load_word_list(write(tmp_path, b"ant\ncat\n" + b"a" * 300 + b"\n"), ALL, max_length=10)
+    assert words.words == ["ant", "cat"] and words.dropped["too_long"] == 1
+
+
+@pytest.mark.parametrize("max_length", [256, 1000])
+def test_max_length_over_255_is_rejected(tmp_path, max_length):
+    with pytest.raises(DawgError, match=rf"max_length: must be 3\.\.255, got {max_length}"):
+        load_word_list(write(tmp_path, b"cat\n"), ALL, max_length=max_length)
+
+
+@pytest.mark.parametrize("max_length", [None, 10])
+def test_a_ten_megabyte_line_fails_at_once(tmp_path, max_length):
+    path = write(tmp_path, b"ant\ncat\n" + b"x" * 10_000_000 + b"\ndog\n")
+    started = time.perf_counter()
+    with pytest.raises(DawgError, match=r"line 3: longer than \d+ bytes"):
+        load_word_list(path, ALL, max_length)
+    assert time.perf_counter() - started < 2
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"cat\n" * 1000 + b"do\x00g\n", "binary data (NUL byte at offset 4002)"),
+    (b"cat\n" * 1000 + b"d\xffg\n", "line 1001: not UTF-8 text (byte 0xff)"),
+    (b"cat\rdog\r\xc3\x28\r", "line 3: not UTF-8 text (byte 0xc3)"),
+])
+def test_bad_bytes_are_found_in_a_streamed_file(tmp_path, data, message):
+    with pytest.raises(DawgError) as err:
+        load_word_list(write(tmp_path, data), ALL)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 64, 1 << 20])
+def test_chunk_boundaries_do_not_change_lines_words_or_checksum(tmp_path, monkeypatch, chunk):
+    data = "\ufeff2\r\nzebra\r\rcat\r\n\n# note\rapple \n  dog".encode()
+    monkeypatch.setattr(compiler.wordlist, "CHUNK_BYTES", chunk)
+    words = load_word_list(write(tmp_path, data), ALL)
+    assert words.words == ["apple", "cat", "dog", "zebra"]
+    assert words.lines == len(data.decode("utf-8-sig").splitlines()) == 8
+    assert words.sha256 == hashlib.sha256(data).hexdigest() and words.size == len(data)
+
+
+@pytest.mark.parametrize("name", ["twl06", "sowpods"])
+def test_real_lists_keep_their_line_counts_and_checksums(name):
+    path = shared_path("lexicons", f"{name}.txt")
+    data = path.read_bytes()
+    words = load_word_list(path, ALL)
+    assert words.sha256 == hashlib.sha256(data).hexdigest() and words.size == len(data)
+    assert words.lines == len(data.decode("utf-8-sig").splitlines())
+
+
+@pytest.mark.parametrize("device, fragment", [("/dev/zero", "binary data"), ("/dev/urandom", "/dev/urandom")])
+def test_endless_devices_fail_at_once(tmp_path, device, fragment):
+    if not Path(device).exists():
+        pytest.skip(f"{device} not available")
+
+    def limit_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    started = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "compiler.cli", "build", device, "--out", str(tmp_path / "o")],
+                              check=False, capture_output=True, text=True, timeout=30, cwd=REPO,
+                              preexec_fn=limit_memory)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"building {device} still running after 30 s")
+    assert_clean_error(proc, fragment)
+    assert time.perf_counter() - started < 15
+    assert not (tmp_path / "o").exists()
