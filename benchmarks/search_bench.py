@@ -34,11 +34,11 @@ from pathlib import Path
 import numpy as np
 
 from common import REPO, machine, shared
-from compiler.build import build_lexicon
-from solver.board import Shape
-from solver.charset import parse_charset
-from solver.lexicon import open_lexicon
-from solver.search import METHODS, Budget, search
+from boggle_dawg.compiler.build import build_lexicon
+from boggle_dawg.solver.board import Shape
+from boggle_dawg.solver.charset import parse_charset
+from boggle_dawg.solver.lexicon import open_lexicon
+from boggle_dawg.solver.search import METHODS, Budget, search
 
 
 def _search(lex, *args, jobs=1, **kwargs):

@@ -47,7 +47,7 @@ def rate(lex, boards: list[str], jobs: int, runs: int) -> tuple[float, np.ndarra
 
 
 def single_board_seconds(directory: Path, runs: int = 15) -> float:
-    command = [sys.executable, "-m", "solver.cli", str(directory), CHAMPION]
+    command = [sys.executable, "-m", "boggle_dawg.solve_cli", str(directory), CHAMPION]
     subprocess.run(command, capture_output=True, check=True, cwd=REPO)  # warm the OS cache
     times = []
     for _ in range(runs):
@@ -62,9 +62,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
 
-    from compiler.build import build_lexicon
-    from solver.charset import parse_charset
-    from solver.lexicon import open_lexicon
+    from boggle_dawg.compiler.build import build_lexicon
+    from boggle_dawg.solver.charset import parse_charset
+    from boggle_dawg.solver.lexicon import open_lexicon
 
     from baselines.build import best_of, compile_all
 
@@ -127,7 +127,7 @@ def main() -> None:
         seconds = single_board_seconds(directory)
         lines.append(f"- {name}: {seconds:.3f} s")
         print(f"single board {name}: {seconds:.3f} s", file=sys.stderr)
-    path = write_results("solver.md", "\n".join(lines) + "\n")
+    path = write_results("boggle_dawg.solver.md", "\n".join(lines) + "\n")
     print(path)
 
 

@@ -9,17 +9,16 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from solver import __version__
-from solver.charset import Charset
-from solver.errors import DawgError
-from solver.formats import (
+from ..solver import __version__
+from ..solver.charset import Charset
+from ..solver.errors import DawgError
+from ..solver.formats import (
     ADT_FILES,
     DAWG_FILE,
     MANIFEST_FILE,
     MANIFEST_VERSION,
     TRIE_FILE,
 )
-
 from .adtdawg import build_adtdawg
 from .dawg import minimise
 from .trie import build_trie

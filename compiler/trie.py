@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.charset import Charset
+from ..solver.charset import Charset
 
 PAD = 255
 

@@ -6,9 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from solver.charset import Charset
-from solver.lexicon import Lexicon, open_all
-
+from ..solver.charset import Charset
+from ..solver.lexicon import Lexicon, open_all
 from .wordlist import load_word_list
 
 Progress = Callable[[str, int, int], None]

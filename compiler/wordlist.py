@@ -30,9 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.charset import Charset
-from solver.errors import DawgError, ParameterError, reading
-from solver.formats import HEADER
+from ..solver.charset import Charset
+from ..solver.errors import DawgError, ParameterError, reading
+from ..solver.formats import HEADER
 
 MIN_LENGTH = 3
 MAX_WORD_LETTERS = int(np.iinfo(HEADER["max_length"]).max)  # 255: one header byte
@@ -54,11 +54,6 @@ class WordList:
     words: list[str]
     dropped: dict[str, int] = field(default_factory=dict)
     max_length: int = 0  # longest kept word, in letters (qu = 2)
-
-    @property
-    def symbols_max(self) -> int:
-        """Longest kept word in dice (qu = 1)."""
-        return max((len(w) for w in self.words), default=0)
 
 
 @dataclass
@@ -226,5 +221,5 @@ def load_word_list(path: Path, charset: Charset, max_length: int | None = None) 
         reasons = ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in dropped.items() if n)
         raise DawgError(f"{path}: no words left for charset {charset.letters.upper()} ({reasons})")
     kept.sort()
-    return WordList(path=path, sha256=source.sha256, size=source.size, lines=source.lines, entries=len(entries), words=kept, dropped=dropped,
-                    max_length=longest)
+    return WordList(path=path, sha256=source.sha256, size=source.size, lines=source.lines, entries=len(entries),
+                    words=kept, dropped=dropped, max_length=longest)

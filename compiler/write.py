@@ -39,9 +39,9 @@ from pathlib import Path
 import msgpack
 import numpy as np
 
-from solver.charset import Charset
-from solver.errors import DawgError, reading
-from solver.formats import (
+from ..solver.charset import Charset
+from ..solver.errors import DawgError, reading
+from ..solver.formats import (
     ADT_FILES,
     DAWG_FILE,
     DAWG_MAGIC,
@@ -53,7 +53,6 @@ from solver.formats import (
     TRIE_MAGIC,
     node_word,
 )
-
 from .adtdawg import Adt
 from .dawg import Dawg
 from .trie import Trie

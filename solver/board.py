@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -187,7 +187,7 @@ def parse_board(text: str, shape: Shape | None = None) -> Board:
     return Board(faces, shape)
 
 
-@lru_cache(maxsize=None)
+@cache
 def neighbours(shape: Shape) -> tuple[tuple[int, ...], ...]:
     """The neighbour cells of each cell, in reading order."""
     out = []
@@ -199,7 +199,7 @@ def neighbours(shape: Shape) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def neighbour_bits(shape: Shape) -> tuple[int, ...]:
     """Bit set of the neighbours of each cell, then of all cells (the walk's virtual root)."""
     return tuple(sum(1 << nb for nb in cell) for cell in neighbours(shape)) + ((1 << shape.cells) - 1,)

@@ -2,7 +2,7 @@
 
 Every user-facing failure (a missing file, a corrupt lexicon, a malformed board)
 raises `DawgError` with a one-line message naming the file, line or field. The
-command-line entry points (`solver.cli_common.run_cli`) turn it into
+command-line entry points (`boggle_dawg.cli_common.run_cli`) turn it into
 `prog: error: message` and exit status 1 (2 for a `UsageError` or a
 `ParameterError`, named there as the flag that set it), so no user
 ever sees a traceback for bad input.
@@ -10,8 +10,8 @@ ever sees a traceback for bad input.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 
 class DawgError(Exception):

@@ -8,9 +8,9 @@ the board".
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable
 
 from .board import Board, neighbours, points
 from .engine import Found

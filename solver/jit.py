@@ -21,7 +21,7 @@ from numba import types
 from numba.extending import intrinsic, overload
 
 from . import kernels as k
-from .defaults import cache_root
+from .user_cache import cache_root
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 

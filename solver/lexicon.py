@@ -237,7 +237,7 @@ class Lexicon:
         with self.scorer(jobs) as scorer:
             return scorer.score_codes(codes, shape)
 
-    def scorer(self, jobs: int = 1, backend: str = "cpu") -> "Scorer":
+    def scorer(self, jobs: int = 1, backend: str = "cpu") -> Scorer:
         """A scoring backend for batches of this lexicon's boards with `jobs` workers (0 = all
         cores); close it (or use it in a `with`) to release them."""
         from .backends import open_scorer

@@ -23,7 +23,7 @@ class Reference:
         self.prefixes = {w[:i] for w in self.words for i in range(1, len(w) + 1)}
 
     @classmethod
-    def from_file(cls, path: Path) -> "Reference":
+    def from_file(cls, path: Path) -> Reference:
         text = Path(path).read_text(encoding="utf-8-sig")
         return cls(w for w in text.split() if w.isalpha())
 

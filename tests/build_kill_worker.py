@@ -33,12 +33,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import compiler.write
-from compiler.build import build_lexicon
-from solver.charset import parse_charset
-from solver.errors import DawgError
-from solver.formats import FORMATS
-from solver.lexicon import open_lexicon
+import boggle_dawg.compiler.write
+from boggle_dawg.compiler.build import build_lexicon
+from boggle_dawg.solver.charset import parse_charset
+from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.formats import FORMATS
+from boggle_dawg.solver.lexicon import open_lexicon
 
 LISTS = {
     "A": ["cat", "cats", "dog", "dogs", "quit", "quiet", "zebra", "tea", "teas", "ten", "tent", "tents"],
@@ -93,8 +93,8 @@ def count_steps(kill_at: int) -> Callable[[], int]:
 
     for module, name in STEP_FUNCTIONS:
         setattr(module, name, counted(getattr(module, name)))
-    if hasattr(compiler.write, "_exchange"):
-        compiler.write._exchange = counted(compiler.write._exchange)
+    if hasattr(boggle_dawg.compiler.write, "_exchange"):
+        boggle_dawg.compiler.write._exchange = counted(boggle_dawg.compiler.write._exchange)
     return lambda: count
 
 
@@ -131,7 +131,7 @@ def main() -> None:
     names = set(files["A"])
     expected = {key: sorted(set(words)) for key, words in LISTS.items()}
     out = work / "parent" / "out"
-    write = compiler.write.write_files
+    write = boggle_dawg.compiler.write.write_files
 
     def reset() -> dict:
         write(out, files["A"])

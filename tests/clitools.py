@@ -24,8 +24,8 @@ WORDS = ["cat", "cats", "act", "acts", "scat", "tea", "teas", "eat", "eats", "se
 
 def build_small_lexicon(folder: Path) -> Path:
     """WORDS compiled into folder/out (a second or so: small enough for any test module)."""
-    from compiler.build import build_lexicon
-    from solver.charset import parse_charset
+    from boggle_dawg.compiler.build import build_lexicon
+    from boggle_dawg.solver.charset import parse_charset
 
     source = folder / "words.txt"
     source.write_text("\n".join(WORDS) + "\n")

@@ -22,9 +22,9 @@ from pathlib import Path
 import msgpack
 import numpy as np
 
-from solver.errors import DawgError
-from solver.formats import ADT_FILES, DAWG_FILE, HEADER, MANIFEST_FILE, TRIE_FILE
-from solver.lexicon import open_lexicon
+from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.formats import ADT_FILES, DAWG_FILE, HEADER, MANIFEST_FILE, TRIE_FILE
+from boggle_dawg.solver.lexicon import open_lexicon
 
 BOARDS = ["abcdefghijklmnop", "serstaplrtesienq", "etaoinsrhldcumfp", "qqqqaaaaeeeessss", "tsetsetsetsetset"]
 

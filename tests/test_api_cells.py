@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.board import Shape, parse_board
-from solver.errors import DawgError
-from solver.lexicon import open_lexicon
+from boggle_dawg.solver.board import Shape, parse_board
+from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.lexicon import open_lexicon
 
 
 def test_score_codes_takes_a_rows_cols_pair(make_lexicon):

@@ -7,12 +7,12 @@ import threading
 import numpy as np
 import pytest
 
-from solver import jit
-from solver.backends import BACKENDS, open_scorer, resolve_jobs
-from solver.backends.cpu import CpuScorer
-from solver.board import Shape, encode_texts
-from solver.errors import DawgError
-from solver.lexicon import open_lexicon
+from boggle_dawg.solver import jit
+from boggle_dawg.solver.backends import BACKENDS, open_scorer, resolve_jobs
+from boggle_dawg.solver.backends.cpu import CpuScorer
+from boggle_dawg.solver.board import Shape, encode_texts
+from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.lexicon import open_lexicon
 
 from bruteforce import Reference
 

@@ -8,16 +8,17 @@ import random
 
 import msgpack
 import pytest
-from conftest import assert_clean_error, run_cli
 
-import compiler.build
-import compiler.write
-from compiler.build import build_lexicon
-from compiler.verify import verify
-from solver.charset import parse_charset
-from solver.errors import DawgError
-from solver.formats import ADT_FILES, DAWG_FILE, FORMATS, MANIFEST_FILE, TRIE_FILE
-from solver.lexicon import display, open_lexicon
+import boggle_dawg.compiler.build
+import boggle_dawg.compiler.write
+from boggle_dawg.compiler.build import build_lexicon
+from boggle_dawg.compiler.verify import verify
+from boggle_dawg.solver.charset import parse_charset
+from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.formats import ADT_FILES, DAWG_FILE, FORMATS, MANIFEST_FILE, TRIE_FILE
+from boggle_dawg.solver.lexicon import display, open_lexicon
+
+from support import assert_clean_error, run_cli
 
 WORDS = ["cat", "cats", "catsup", "dog", "dogs", "quit", "quits", "quiet", "equal", "aqua", "zebra",
          "tea", "teas", "tee", "tees", "ten", "tens", "net", "nets", "sent", "tent", "tents", "stent"]
@@ -100,7 +101,7 @@ def test_failed_write_leaves_the_previous_build_intact(tmp_path, monkeypatch):
                 raise OSError(28, "No space left on device", str(path))
         return real_open(path, mode, *args, **kwargs)
 
-    monkeypatch.setattr(compiler.write, "open", failing_open, raising=False)
+    monkeypatch.setattr(boggle_dawg.compiler.write, "open", failing_open, raising=False)
     with pytest.raises(DawgError, match="No space left on device"):
         build_lexicon(source, parse_charset("26"), out)
     assert files_of(out) == before  # same files, same bytes
@@ -121,7 +122,7 @@ def test_interrupted_build_leaves_no_partial_files(tmp_path, monkeypatch, step):
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(compiler.write.os if step == "rename" else compiler.write, step, interrupt)
+    monkeypatch.setattr(boggle_dawg.compiler.write.os if step == "rename" else boggle_dawg.compiler.write, step, interrupt)
     with pytest.raises(KeyboardInterrupt):
         build_lexicon(source, parse_charset("26"), out)
     assert (files_of(out) if out.exists() else None) == before
@@ -148,7 +149,7 @@ def test_running_out_of_memory_is_one_line_and_keeps_the_old_build(tmp_path, mon
     def exhausted(*args):
         raise MemoryError
 
-    monkeypatch.setattr(compiler.build, "minimise", exhausted)
+    monkeypatch.setattr(boggle_dawg.compiler.build, "minimise", exhausted)
     with pytest.raises(DawgError, match=f"{source}: not enough memory to build this lexicon"):
         build_lexicon(source, parse_charset("26"), out)
     assert files_of(out) == before
@@ -166,17 +167,17 @@ def test_cli_build_info_verify_words(tmp_path):
     source = tmp_path / "list.txt"
     source.write_text("\n".join(WORDS))
     out = tmp_path / "out"
-    proc = run_cli("compiler.cli", "build", str(source), "--charset", "14", "--out", str(out))
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", str(source), "--charset", "14", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert f"built {out}/" in proc.stdout and "outside charset" in proc.stdout
-    proc = run_cli("compiler.cli", "build", str(source), "--out", str(tmp_path / "j"), "--json")
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", str(source), "--out", str(tmp_path / "j"), "--json")
     assert json.loads(proc.stdout)["manifest"]["words"] == len(WORDS)
-    proc = run_cli("compiler.cli", "verify", str(out), "--source", str(source))
+    proc = run_cli("boggle_dawg.dawgc_cli", "verify", str(out), "--source", str(source))
     assert proc.returncode == 0 and "FAIL" not in proc.stdout and "round trip" in proc.stdout
-    proc = run_cli("compiler.cli", "info", str(out), "--json")
+    proc = run_cli("boggle_dawg.dawgc_cli", "info", str(out), "--json")
     info = json.loads(proc.stdout)
     assert set(info["formats"]) == set(FORMATS)
-    proc = run_cli("compiler.cli", "words", str(out / TRIE_FILE))
+    proc = run_cli("boggle_dawg.dawgc_cli", "words", str(out / TRIE_FILE))
     assert proc.stdout.split() == open_lexicon(out).word_list()
 
 
@@ -187,7 +188,7 @@ def test_verify_detects_a_different_source(tmp_path):
     build_lexicon(source, parse_charset("26"), out)
     other = tmp_path / "other.txt"
     other.write_text("\n".join(WORDS[:-1]))
-    proc = run_cli("compiler.cli", "verify", str(out), "--source", str(other))
+    proc = run_cli("boggle_dawg.dawgc_cli", "verify", str(out), "--source", str(other))
     assert proc.returncode == 1 and "FAIL" in proc.stdout and "SHA-256 differs" in proc.stdout
 
 
@@ -220,6 +221,6 @@ def test_cli_errors_are_one_line(tmp_path, args, fragment):
                **{name: str(tmp_path / f"{name}.txt") for name in files}}
     if "{readonly}" in " ".join(args) and os.geteuid() == 0:
         pytest.skip("root writes into read-only directories; the file-as-parent case covers this")
-    proc = run_cli("compiler.cli", *[a.format(**mapping) for a in args])
+    proc = run_cli("boggle_dawg.dawgc_cli", *[a.format(**mapping) for a in args])
     assert_clean_error(proc, fragment)
     assert not (readonly / "sub").exists() or not any((readonly / "sub").iterdir())

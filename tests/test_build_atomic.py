@@ -14,14 +14,15 @@ import threading
 import time
 
 import pytest
-from conftest import REPO
 
-import compiler.write
-from compiler.build import build_lexicon
-from solver.charset import parse_charset
-from solver.errors import DawgError
-from solver.formats import FORMATS, MANIFEST_FILE
-from solver.lexicon import open_lexicon
+import boggle_dawg.compiler.write
+from boggle_dawg.compiler.build import build_lexicon
+from boggle_dawg.solver.charset import parse_charset
+from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.formats import FORMATS, MANIFEST_FILE
+from boggle_dawg.solver.lexicon import open_lexicon
+
+from support import REPO
 
 FIRST = ["cat", "cats", "dog", "dogs", "quit", "zebra", "tea", "teas"]
 SECOND = ["ant", "ants", "bee", "bees", "cow", "quest", "net", "nets", "stent"]
@@ -85,7 +86,7 @@ def write_list(tmp_path, name, words):
 def test_two_cli_builds_into_one_output(tmp_path):
     sources = [write_list(tmp_path, "first.txt", FIRST), write_list(tmp_path, "second.txt", SECOND)]
     out = tmp_path / "parent" / "out"
-    procs = [subprocess.Popen([sys.executable, "-m", "compiler.cli", "build", str(source), "--out", str(out), "-q"],
+    procs = [subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawgc_cli", "build", str(source), "--out", str(out), "-q"],
                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for source in sources]
     results = [proc.communicate(timeout=120) + (proc.returncode,) for proc in procs]
@@ -171,7 +172,7 @@ def test_without_directory_exchange_the_fallback_switches_whole(tmp_path, monkey
         ctypes.set_errno(errno.EINVAL)  # as from a filesystem without RENAME_EXCHANGE
         return -1
 
-    monkeypatch.setattr(compiler.write, "_libc_renameat2", lambda: unsupported)
+    monkeypatch.setattr(boggle_dawg.compiler.write, "_libc_renameat2", lambda: unsupported)
     out = tmp_path / "out"
     build_lexicon(write_list(tmp_path, "first.txt", FIRST), parse_charset("26"), out)
     build_lexicon(write_list(tmp_path, "second.txt", SECOND), parse_charset("26"), out)
@@ -179,12 +180,12 @@ def test_without_directory_exchange_the_fallback_switches_whole(tmp_path, monkey
     assert sorted(p.name for p in tmp_path.iterdir()) == ["first.txt", "out", "second.txt"]
 
 
-@pytest.mark.skipif(getattr(compiler.write, "_libc_renameat2", lambda: None)() is None,
+@pytest.mark.skipif(getattr(boggle_dawg.compiler.write, "_libc_renameat2", lambda: None)() is None,
                     reason="no renameat2 in this C library")
 def test_exchange_swaps_two_directories(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
     b.mkdir()
     (a / "x").write_text("from a")
-    assert compiler.write._exchange(a, b)
+    assert boggle_dawg.compiler.write._exchange(a, b)
     assert (b / "x").read_text() == "from a" and not (a / "x").exists()

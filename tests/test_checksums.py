@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, word_list_path
+from support import REPO, word_list_path
 
 CHECKSUMS = REPO / "build" / "checksums.txt"
 BUILDS = [(name, charset) for name in ("default", "twl06", "sowpods", "enable2k") for charset in ("14", "26")]
@@ -47,8 +47,8 @@ def main() -> None:
     """Print the checksum file for the current code (run from the repository root)."""
     import tempfile
 
-    from compiler.build import build_lexicon
-    from solver.charset import parse_charset
+    from boggle_dawg.compiler.build import build_lexicon
+    from boggle_dawg.solver.charset import parse_charset
 
     with tempfile.TemporaryDirectory() as tmp:
         for name, charset in BUILDS:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.verify import verify
-from solver.lexicon import open_lexicon
+from boggle_dawg.compiler.verify import verify
+from boggle_dawg.solver.lexicon import open_lexicon
 
-from conftest import word_list_path
+from support import word_list_path
 
 CASES = [("twl06", "26"), ("enable2k", "26"), ("sowpods", "26"), ("yawl", "26"), ("default", "26"),
          ("twl06", "5"), ("twl06", "9"), ("enable2k", "12"), ("sowpods", "ACEHLMNOPST"), ("yawl", "20")]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from solver.formats import ADT_FILES, DAWG_FILE, FORMATS, TRIE_FILE
+from boggle_dawg.solver.formats import ADT_FILES, DAWG_FILE, FORMATS, TRIE_FILE
 
-from conftest import REPO, assert_clean_error, run_cli
+from support import REPO, assert_clean_error, run_cli
 
 CASES_PER_FORMAT = 160
 WORDS = ["tea", "teas", "tease", "teased", "eat", "eats", "seat", "seated", "state", "stated", "quest",
@@ -20,8 +20,8 @@ WORDS = ["tea", "teas", "tease", "teased", "eat", "eats", "seat", "seated", "sta
 
 @pytest.fixture(scope="module")
 def small_build(tmp_path_factory):
-    from compiler.build import build_lexicon
-    from solver.charset import parse_charset
+    from boggle_dawg.compiler.build import build_lexicon
+    from boggle_dawg.solver.charset import parse_charset
 
     base = tmp_path_factory.mktemp("fuzz")
     source = base / "words.txt"
@@ -62,14 +62,14 @@ def corrupt_copy(build: Path, tmp_path: Path, name: str, offset: int, value: byt
 def test_cli_reports_corrupt_files_in_one_line(small_build, tmp_path, name, offset, value, fragment):
     case = corrupt_copy(small_build, tmp_path, name, offset, value)
     fmt = {TRIE_FILE: "trie", DAWG_FILE: "dawg"}.get(name, "adtdawg")
-    proc = run_cli("solver.cli", str(case), "teasedte", "--size", "1x8", "--format", fmt)
+    proc = run_cli("boggle_dawg.solve_cli", str(case), "teasedte", "--size", "1x8", "--format", fmt)
     assert_clean_error(proc, name if fmt != "adtdawg" else "adtdawg-2.dat", fragment)
 
 
 def test_truncated_and_foreign_files(small_build, tmp_path):
     (tmp_path / "trie.bin").write_bytes((small_build / TRIE_FILE).read_bytes()[:70])
-    assert_clean_error(run_cli("solver.cli", str(tmp_path / "trie.bin"), "abcd"), "trie.bin")
+    assert_clean_error(run_cli("boggle_dawg.solve_cli", str(tmp_path / "trie.bin"), "abcd"), "trie.bin")
     (tmp_path / "notes.bin").write_bytes(b"hello, I am not a lexicon at all")
-    assert_clean_error(run_cli("solver.cli", str(tmp_path / "notes.bin"), "abcd"), "not a lexicon file")
+    assert_clean_error(run_cli("boggle_dawg.solve_cli", str(tmp_path / "notes.bin"), "abcd"), "not a lexicon file")
     (tmp_path / "manifest.msgpack").write_bytes(b"\xc1garbage")
-    assert_clean_error(run_cli("solver.cli", str(tmp_path), "abcd"), "manifest.msgpack")
+    assert_clean_error(run_cli("boggle_dawg.solve_cli", str(tmp_path), "abcd"), "manifest.msgpack")

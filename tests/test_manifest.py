@@ -15,11 +15,11 @@ import sys
 import msgpack
 import pytest
 
-from solver.errors import DawgError
-from solver.formats import MANIFEST_FILE
-from solver.lexicon import open_lexicon, read_manifest
+from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.formats import MANIFEST_FILE
+from boggle_dawg.solver.lexicon import open_lexicon, read_manifest
 
-from conftest import assert_clean_error, run_cli
+from support import assert_clean_error, run_cli
 
 WORDS = ["tea", "teas", "tease", "eat", "eats", "seat", "state", "quest", "aqua", "date", "dated"]
 BOARD = "teasdatequstaeds"
@@ -59,8 +59,8 @@ def set_field(data: dict, dotted: str, value) -> None:
 
 @pytest.fixture(scope="module")
 def build(tmp_path_factory):
-    from compiler.build import build_lexicon
-    from solver.charset import parse_charset
+    from boggle_dawg.compiler.build import build_lexicon
+    from boggle_dawg.solver.charset import parse_charset
 
     base = tmp_path_factory.mktemp("manifest")
     source = base / "words.txt"
@@ -118,8 +118,8 @@ def run_in_process(capsys, module: str, *args: str) -> tuple[int, str, str]:
 
 
 def commands(source, case):
-    return [("compiler.cli", "info", str(case)), ("compiler.cli", "verify", str(case), "--source", str(source)),
-            ("compiler.cli", "words", str(case)), ("solver.cli", str(case), BOARD)]
+    return [("boggle_dawg.dawgc_cli", "info", str(case)), ("boggle_dawg.dawgc_cli", "verify", str(case), "--source", str(source)),
+            ("boggle_dawg.dawgc_cli", "words", str(case)), ("boggle_dawg.solve_cli", str(case), BOARD)]
 
 
 def test_every_command_refuses_every_mangled_manifest(build, tmp_path, capsys):

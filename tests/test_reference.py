@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.verify import verify
-from compiler.wordlist import load_word_list
-from solver.charset import JPA14, parse_charset
-from solver.lexicon import AdtLexicon, display, open_lexicon
+from boggle_dawg.compiler.verify import verify
+from boggle_dawg.compiler.wordlist import load_word_list
+from boggle_dawg.solver.charset import JPA14, parse_charset
+from boggle_dawg.solver.lexicon import AdtLexicon, display, open_lexicon
 
-from conftest import shared_path
+from support import shared_path
 
 REFERENCE_NODES = 29_797
 REFERENCE_CHILD_SETS = 1_505

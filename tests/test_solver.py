@@ -7,13 +7,13 @@ import random
 import numpy as np
 import pytest
 
-from solver.board import Shape, parse_board, points
-from solver.errors import DawgError
-from solver.formats import FORMATS
-from solver.lexicon import open_lexicon
+from boggle_dawg.solver.board import Shape, parse_board, points
+from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.formats import FORMATS
+from boggle_dawg.solver.lexicon import open_lexicon
 
 from bruteforce import Reference
-from conftest import shared_path, word_list_path
+from support import shared_path, word_list_path
 
 SIZES = [Shape(1, 1), Shape(2, 3), Shape(3, 3), Shape(3, 4), Shape(4, 4), Shape(5, 5), Shape(6, 6),
          Shape(7, 7), Shape(8, 8)]

@@ -19,16 +19,26 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from compiler.adtdawg import child_set_words
-from compiler.verify import verify
-from solver import lexicon as lexicon_module
-from solver.charset import JPA14, Charset
-from solver.errors import DawgError
-from solver.formats import (ADT_FILES, DAWG_FILE, DAWG_MAGIC, FORMAT_VERSION, HEADER, MANIFEST_FILE, TRIE_FILE,
-                            TRIE_MAGIC, AdtLayout, node_word)
-from solver.lexicon import TRACKING_DTYPE, open_all, open_lexicon
+from boggle_dawg.compiler.adtdawg import child_set_words
+from boggle_dawg.compiler.verify import verify
+from boggle_dawg.solver import lexicon as lexicon_module
+from boggle_dawg.solver.charset import JPA14, Charset
+from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.formats import (
+    ADT_FILES,
+    DAWG_FILE,
+    DAWG_MAGIC,
+    FORMAT_VERSION,
+    HEADER,
+    MANIFEST_FILE,
+    TRIE_FILE,
+    TRIE_MAGIC,
+    AdtLayout,
+    node_word,
+)
+from boggle_dawg.solver.lexicon import TRACKING_DTYPE, open_all, open_lexicon
 
-from conftest import REPO, assert_clean_error, run_cli
+from support import REPO, assert_clean_error, run_cli
 
 WORDS = ["tea", "teas", "tease", "eat", "eats", "seat", "state", "quest", "aqua", "date", "dated", "sated"]
 BOARD = "teasdatequstaeds"
@@ -147,7 +157,7 @@ def test_cyclic_adtdawg_is_refused(tmp_path):
     assert sum(f.stat().st_size for f in directory.iterdir()) < 150
     with pytest.raises(DawgError, match=r"adtdawg-1\.dat: nodes form a cycle"):
         open_lexicon(directory)
-    proc = run_cli("solver.cli", str(directory), "aaaaaaaaaaaaaaaaaaaaaaaaa", timeout=60)
+    proc = run_cli("boggle_dawg.solve_cli", str(directory), "aaaaaaaaaaaaaaaaaaaaaaaaa", timeout=60)
     assert_clean_error(proc, "nodes form a cycle")
 
 
@@ -311,7 +321,7 @@ def test_info_and_verify_check_every_file_of_a_directory_without_manifest(make_l
     directory = make_lexicon(WORDS, "14")
     (directory / MANIFEST_FILE).unlink()
     corrupt(directory / name)
-    assert_clean_error(run_cli("compiler.cli", command, str(directory)), f"{directory / name}: checksum mismatch")
+    assert_clean_error(run_cli("boggle_dawg.dawgc_cli", command, str(directory)), f"{directory / name}: checksum mismatch")
 
 
 def test_info_and_verify_list_every_format_of_a_directory_without_manifest(make_lexicon):
@@ -325,8 +335,8 @@ def test_info_and_verify_list_every_format_of_a_directory_without_manifest(make_
 
 def test_info_on_the_manifest_prints_what_the_directory_does(make_lexicon):
     directory = make_lexicon(WORDS)
-    on_dir = run_cli("compiler.cli", "info", str(directory))
-    on_manifest = run_cli("compiler.cli", "info", str(directory / MANIFEST_FILE))
+    on_dir = run_cli("boggle_dawg.dawgc_cli", "info", str(directory))
+    on_manifest = run_cli("boggle_dawg.dawgc_cli", "info", str(directory / MANIFEST_FILE))
     assert on_dir.returncode == on_manifest.returncode == 0
     assert on_manifest.stdout.replace(str(directory / MANIFEST_FILE), str(directory)) == on_dir.stdout
     assert [line.split()[0] for line in on_dir.stdout.splitlines()[2:]] == ["trie", "dawg", "adtdawg"]
@@ -352,10 +362,10 @@ def test_verify_reports_progress_to_the_end(make_lexicon, tmp_path):
 def test_verify_on_a_terminal_prints_every_check_to_stdout(make_lexicon, tmp_path):
     """stderr a terminal (progress shown there), stdout a pipe: stdout holds every check."""
     directory = make_lexicon(WORDS)
-    expected = run_cli("compiler.cli", "verify", str(directory)).stdout
+    expected = run_cli("boggle_dawg.dawgc_cli", "verify", str(directory)).stdout
     master, slave = pty.openpty()
     try:
-        proc = subprocess.run([sys.executable, "-m", "compiler.cli", "verify", str(directory)], cwd=REPO,
+        proc = subprocess.run([sys.executable, "-m", "boggle_dawg.dawgc_cli", "verify", str(directory)], cwd=REPO,
                               stdout=subprocess.PIPE, stderr=slave, text=True, timeout=120, check=False)
         os.close(slave)
         slave = -1
@@ -380,5 +390,5 @@ def test_verify_on_a_terminal_prints_every_check_to_stdout(make_lexicon, tmp_pat
 def test_cli_refuses_cyclic_file_given_directly(tmp_path):
     directory = write_adtdawg(tmp_path / "cycle", dead_start_block((0, 15, 1, 1)) + [(0, 15, 1, 1)], [0, 1])
     for command in ("info", "verify"):
-        assert_clean_error(run_cli("compiler.cli", command, str(directory / ADT_FILES[0])), "nodes form a cycle")
+        assert_clean_error(run_cli("boggle_dawg.dawgc_cli", command, str(directory / ADT_FILES[0])), "nodes form a cycle")
     shutil.rmtree(directory)

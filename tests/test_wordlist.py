@@ -10,12 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, assert_clean_error, shared_path
 
-import compiler.wordlist
-from compiler.wordlist import load_word_list
-from solver.charset import JPA14, RANKING, parse_charset, ranked
-from solver.errors import DawgError
+import boggle_dawg.compiler.wordlist
+from boggle_dawg.compiler.wordlist import load_word_list
+from boggle_dawg.solver.charset import JPA14, RANKING, parse_charset, ranked
+from boggle_dawg.solver.errors import DawgError
+
+from support import REPO, assert_clean_error, shared_path
 
 ALL = parse_charset("26")
 
@@ -174,7 +175,7 @@ def test_bad_bytes_are_found_in_a_streamed_file(tmp_path, data, message):
 @pytest.mark.parametrize("chunk", [1, 2, 3, 5, 64, 1 << 20])
 def test_chunk_boundaries_do_not_change_lines_words_or_checksum(tmp_path, monkeypatch, chunk):
     data = "\ufeff2\r\nzebra\r\rcat\r\n\n# note\rapple \n  dog".encode()
-    monkeypatch.setattr(compiler.wordlist, "CHUNK_BYTES", chunk)
+    monkeypatch.setattr(boggle_dawg.compiler.wordlist, "CHUNK_BYTES", chunk)
     words = load_word_list(write(tmp_path, data), ALL)
     assert words.words == ["apple", "cat", "dog", "zebra"]
     assert words.lines == len(data.decode("utf-8-sig").splitlines()) == 8
@@ -200,7 +201,7 @@ def test_endless_devices_fail_at_once(tmp_path, device, fragment):
 
     started = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-m", "compiler.cli", "build", device, "--out", str(tmp_path / "o")],
+        proc = subprocess.run([sys.executable, "-m", "boggle_dawg.dawgc_cli", "build", device, "--out", str(tmp_path / "o")],
                               check=False, capture_output=True, text=True, timeout=30, cwd=REPO,
                               preexec_fn=limit_memory)
     except subprocess.TimeoutExpired:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,36 +44,36 @@ class Scorer(ABC):
 
     name = ""
 
-    def __init__(self, lexicon: "Lexicon") -> None:
+    def __init__(self, lexicon: Lexicon) -> None:
         self.lexicon = lexicon
 
     @abstractmethod
-    def score_codes(self, codes: np.ndarray, shape: "Shape",
+    def score_codes(self, codes: np.ndarray, shape: Shape,
                     progress: Callable[[int], None] | None = None) -> np.ndarray:
         """Scores of boards given as a (boards, cells) array of letter indices into the
         lexicon's charset (`kernels.NO_LETTER` for a blank cell, two-letter faces encoded as
         `board.encode` does); `progress(n)` is called as n more boards are done."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (a backend without workers has nothing to release)
         """Release the workers; the scorer must not be used afterwards."""
 
-    def __enter__(self) -> "Scorer":
+    def __enter__(self) -> Scorer:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
 
-def _cpu(lexicon: "Lexicon", jobs: int) -> Scorer:
+def _cpu(lexicon: Lexicon, jobs: int) -> Scorer:
     from .cpu import CpuScorer
 
     return CpuScorer(lexicon, jobs)
 
 
-BACKENDS: dict[str, Callable[["Lexicon", int], Scorer]] = {"cpu": _cpu}
+BACKENDS: dict[str, Callable[[Lexicon, int], Scorer]] = {"cpu": _cpu}
 
 
-def open_scorer(lexicon: "Lexicon", backend: str = "cpu", jobs: int = 0) -> Scorer:
+def open_scorer(lexicon: Lexicon, backend: str = "cpu", jobs: int = 0) -> Scorer:
     """A scorer of `lexicon` on `backend` with `jobs` workers (0 = all cores)."""
     if backend not in BACKENDS:
         raise ParameterError("backend", f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,12 +22,12 @@ class CpuScorer(Scorer):
 
     name = "cpu"
 
-    def __init__(self, lexicon: "Lexicon", jobs: int) -> None:
+    def __init__(self, lexicon: Lexicon, jobs: int) -> None:
         super().__init__(lexicon)
         self.jobs = jobs
         self._pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="dawg-cpu") if jobs > 1 else None
 
-    def score_codes(self, codes: np.ndarray, shape: "Shape",
+    def score_codes(self, codes: np.ndarray, shape: Shape,
                     progress: Callable[[int], None] | None = None) -> np.ndarray:
         scores = score_codes(self.lexicon.walk, codes, shape, self.lexicon.charset, self.jobs, self._pool,
                              progress)

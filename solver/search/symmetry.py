@@ -9,14 +9,14 @@ the smallest code sequence is the smallest notation.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
 from ..board import Board, Shape
 
 
-@lru_cache(maxsize=None)
+@cache
 def symmetries(shape: Shape) -> np.ndarray:
     """The distinct cell permutations mapping a board onto its rotations and reflections,
     identity first: `board[perm]` is an image of `board`."""
@@ -54,7 +54,7 @@ def canonical_board(board: Board) -> Board:
     return min(images, key=lambda b: b.notation)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fingerprint_weights() -> np.ndarray:
     """Fixed odd 64-bit weights, one per cell (made on first use: `dawg-solve BOARD` never needs them)."""
     return np.random.Generator(np.random.PCG64(0xB0661E)).integers(0, 2**64, 64, dtype=np.uint64) | np.uint64(1)

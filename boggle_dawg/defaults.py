@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from importlib.resources import files
 from pathlib import Path
 
-from .formats import MANIFEST_FILE
+from .solver.formats import MANIFEST_FILE
+from .solver.user_cache import cache_root
 
 DEFAULT_WORD_LIST = "sowpods.txt"
 DEFAULT_CHARSET = 26
@@ -15,15 +15,7 @@ DEFAULT_CHARSET = 26
 
 def default_word_list() -> Path:
     """The word list shipped in the package (lexicons/ in the repository)."""
-    return Path(str(files("solver.lexicons") / DEFAULT_WORD_LIST))
-
-
-def cache_root() -> Path:
-    """$BOGGLE_DAWG_CACHE, else $XDG_CACHE_HOME/boggle-dawg, else ~/.cache/boggle-dawg."""
-    if os.environ.get("BOGGLE_DAWG_CACHE"):
-        return Path(os.environ["BOGGLE_DAWG_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "boggle-dawg"
+    return Path(str(files("boggle_dawg.lexicons") / DEFAULT_WORD_LIST))
 
 
 def default_lexicon_dir(announce=None) -> Path:
@@ -33,14 +25,14 @@ def default_lexicon_dir(announce=None) -> Path:
     list or a new format version gets a fresh build; `announce(message)` is told
     when a build starts.
     """
-    from . import __version__
+    from .solver import __version__
 
     source = default_word_list()
     digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
     out = cache_root() / f"{source.stem}-{DEFAULT_CHARSET}-{digest}-v{__version__}"
     if not (out / MANIFEST_FILE).is_file():
-        from compiler.build import build_lexicon
-        from .charset import ranked
+        from .compiler.build import build_lexicon
+        from .solver.charset import ranked
 
         if announce:
             announce(f"compiling the default lexicon {source.name} into {out} (once)")
@@ -52,7 +44,7 @@ def lexicon_or_default(file: Path | None, fmt: str | None = None):
     """The lexicon at `file`, or the shipped default one (compiled on first use, said on stderr)."""
     import sys
 
-    from .lexicon import open_lexicon
+    from .solver.lexicon import open_lexicon
 
     if file is None:
         file = default_lexicon_dir(announce=lambda msg: print(f"dawg-solve: {msg}", file=sys.stderr))

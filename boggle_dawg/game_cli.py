@@ -17,17 +17,16 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from .board import Board, Shape, parse_board, parse_size
 from .cli_common import MAX_SECONDS, finite_option, plural
-from .dice_sets import DiceSet, builtin_dice_names, dice_for_size, load_dice, random_seed
-from .dice_sets import roll as roll_dice
 from .defaults import lexicon_or_default
-from .errors import DawgError, UsageError
-from .game import RULES_MIN_LENGTH, Outcome, Round, Summary, Verdict
+from .solver.board import Board, Shape, parse_board, parse_size
+from .solver.dice_sets import DiceSet, builtin_dice_names, dice_for_size, load_dice, random_seed
+from .solver.dice_sets import roll as roll_dice
+from .solver.errors import DawgError, UsageError
+from .solver.game import RULES_MIN_LENGTH, Outcome, Round, Summary, Verdict
 
 WIDTH = 79  # columns for word lists in the summary
 
@@ -35,7 +34,7 @@ DICE_HELP = (f"A built-in set ({', '.join(builtin_dice_names())}) or a dice file
              f"[default: classic; big for --size 5x5, super-big for 6x6].")
 
 
-def _dice_and_shape(dice: Optional[str], size: Optional[str]) -> tuple[DiceSet, Shape]:
+def _dice_and_shape(dice: str | None, size: str | None) -> tuple[DiceSet, Shape]:
     shape = parse_size(size) if size else None
     dice_set = load_dice(dice or dice_for_size(shape))
     return dice_set, dice_set.shape(shape)
@@ -48,11 +47,11 @@ def _list_dice() -> None:
 
 
 def roll(
-    dice: Optional[str] = typer.Option(None, "--dice", "-d", metavar="NAME|FILE", help=DICE_HELP),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed; the same seed gives the same boards "
+    dice: str | None = typer.Option(None, "--dice", "-d", metavar="NAME|FILE", help=DICE_HELP),
+    seed: int | None = typer.Option(None, "--seed", help="Seed; the same seed gives the same boards "
                                                              "[default: random, printed on stderr]."),
     count: int = typer.Option(1, "--count", "-n", help="Boards to roll."),
-    size: Optional[str] = typer.Option(None, "--size", "-s", metavar="RxC",
+    size: str | None = typer.Option(None, "--size", "-s", metavar="RxC",
                                        help="Board size RxC: picks the dice (5x5 big, 6x6 super-big) or "
                                             "shapes a dice file that is not square."),
     grid: bool = typer.Option(False, "--grid", "-g", help="Print each board as a grid (Qu spelled out)."),
@@ -195,18 +194,18 @@ def _check_letters(board: Board, letters: str, rolled: bool) -> None:
 
 
 def play(
-    file: Optional[Path] = typer.Argument(None, metavar="[FILE]", help="Lexicon (default: the shipped one)."),
-    dice: Optional[str] = typer.Option(None, "--dice", "-d", metavar="NAME|FILE", help=DICE_HELP),
-    board_text: Optional[str] = typer.Option(None, "--board", metavar="BOARD",
+    file: Path | None = typer.Argument(None, metavar="[FILE]", help="Lexicon (default: the shipped one)."),
+    dice: str | None = typer.Option(None, "--dice", "-d", metavar="NAME|FILE", help=DICE_HELP),
+    board_text: str | None = typer.Option(None, "--board", metavar="BOARD",
                                              help="Play this board (notation) instead of a roll."),
-    size: Optional[str] = typer.Option(None, "--size", "-s", metavar="RxC",
+    size: str | None = typer.Option(None, "--size", "-s", metavar="RxC",
                                        help="Board size RxC, as for roll (or of a --board that is not square)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the roll [default: random, shown]."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the roll [default: random, shown]."),
     seconds: float = typer.Option(180, "--seconds", "-t", help=f"Length of the round (0 = no time limit; "
                                                                 f"at most {MAX_SECONDS:g})."),
     min_length: int = typer.Option(RULES_MIN_LENGTH, "--min-length",
                                    help="Shortest word that counts (Big Boggle's rules use 4)."),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
     as_json: bool = typer.Option(False, "--json", help="JSON lines: the start, each word's verdict, the summary."),
 ) -> None:
     """Play a timed round: type words, one per line; Ctrl-D or Ctrl-C ends it early."""

@@ -25,8 +25,8 @@ import sys
 from collections.abc import Callable
 from typing import Self
 
-from . import __version__
-from .errors import DawgError, ParameterError, UsageError
+from .solver import __version__
+from .solver.errors import DawgError, ParameterError, UsageError
 
 USAGE_STATUS = 2
 PIPE_CLOSED_STATUS = 128 + 13  # 128 + SIGPIPE, what a shell reports for a tool killed by SIGPIPE
@@ -175,7 +175,7 @@ def finite_option(name: str, value: float | None, low: float, high: float,
 
 def jobs_option(jobs: int, prog: str) -> int:
     """Threads for `--jobs`: 0 means one per core; more than the cores is capped, said on stderr."""
-    from .backends import resolve_jobs, usable_cores
+    from .solver.backends import resolve_jobs, usable_cores
 
     threads = resolve_jobs(jobs)
     if jobs > threads:

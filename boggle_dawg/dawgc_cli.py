@@ -5,16 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from solver.charset import parse_charset
-from solver.cli_common import HELP_OPTIONS, StatusLine, run_cli
-from solver.lexicon import display, open_lexicon
-
-from .build import build_lexicon
-from .verify import describe, verify
+from .cli_common import HELP_OPTIONS, StatusLine, run_cli
+from .compiler.build import build_lexicon
+from .compiler.verify import describe, verify
+from .solver.charset import parse_charset
+from .solver.lexicon import display, open_lexicon
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None,
                   pretty_exceptions_enable=False, context_settings=HELP_OPTIONS,
@@ -33,8 +31,8 @@ def build(
     wordlist: Path = typer.Argument(..., help="Word list: one word per line."),
     charset: str = typer.Option("26", "--charset", "-c",
                                 help="Letters kept: a size 1..26 (14 = JPA14) or the letters themselves."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory [default: build/<list>-<charset>]."),
-    max_length: Optional[int] = typer.Option(None, "--max-length", help="Drop longer words [default: keep all]."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory [default: build/<list>-<charset>]."),
+    max_length: int | None = typer.Option(None, "--max-length", help="Drop longer words [default: keep all]."),
     as_json: bool = typer.Option(False, "--json", help="Print the manifest and timing as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
 ) -> None:
@@ -50,7 +48,8 @@ def build(
     print(f"  charset  {m['charset'].upper()} ({len(m['charset'])} letters)")
     print(f"  words    {m['words']} kept (longest {m['max_length']} letters); dropped: {dropped}")
     print(f"  trie     {m['trie']['nodes']:>9} nodes                       {m['trie']['bytes']:>10} bytes  {m['trie']['file']}")
-    print(f"  dawg     {m['dawg']['states']:>9} states {m['dawg']['edges']:>9} edges      {m['dawg']['bytes']:>10} bytes  {m['dawg']['file']}")
+    dawg = m["dawg"]
+    print(f"  dawg     {dawg['states']:>9} states {dawg['edges']:>9} edges      {dawg['bytes']:>10} bytes  {dawg['file']}")
     layout = "reference layout" if adt["layout"]["first_child_bits"] == 15 and adt["layout"]["child_set_bits"] == 11 \
         and adt["layout"]["letters"] <= 18 else "extended layout"
     print(f"  adtdawg  {adt['nodes']:>9} nodes  {adt['child_sets']:>9} child sets {adt['bytes']:>10} bytes  "
@@ -80,7 +79,7 @@ def info(
 @app.command(name="verify")
 def verify_command(
     path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
-    source: Optional[Path] = typer.Option(None, "--source", help="The word list it was built from."),
+    source: Path | None = typer.Option(None, "--source", help="The word list it was built from."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
 ) -> None:
     """Check every structure and numbering; with --source, round-trip to the word list."""
@@ -107,7 +106,7 @@ def verify_command(
 @app.command()
 def words(
     path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg."),
     numbers: bool = typer.Option(False, "--numbers", help="Also print each word's number."),
 ) -> None:
     """Print every word of a compiled lexicon, one per line, alphabetically."""

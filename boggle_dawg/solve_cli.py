@@ -23,19 +23,18 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 import typer
 
-from .board import Board, BoardError, Shape, encode_texts, parse_board, parse_size
 from .cli_common import HELP_OPTIONS, jobs_option, plural, progress_bar, run_cli
 from .defaults import lexicon_or_default
-from .errors import DawgError, UsageError, reading
 from .game_cli import play, roll
-from .kernels import NO_LETTER
-from .lexicon import Lexicon
 from .search_cli import rearrange, search
+from .solver.board import Board, BoardError, Shape, encode_texts, parse_board, parse_size
+from .solver.errors import DawgError, UsageError, reading
+from .solver.kernels import NO_LETTER
+from .solver.lexicon import Lexicon
 
 PROG = "dawg-solve"
 USAGE = """Score Boggle boards from compiled lexicons (trie, DAWG or ADTDAWG).
@@ -227,7 +226,7 @@ def _decode(line: bytes | None) -> tuple[str, str | None]:
         return line.decode("utf-8", "replace").strip(), "not UTF-8 text"
 
 
-def score_chunk(lex: Lexicon, lines: list[tuple[int, bytes | None]], shape: Optional[Shape], jobs: int,
+def score_chunk(lex: Lexicon, lines: list[tuple[int, bytes | None]], shape: Shape | None, jobs: int,
                 skip_foreign: bool, progress) -> list[tuple[int, str, int | None, str | None]]:
     """(line, board, score, error) for every board line of a chunk, in order; blank and
     '#' comment lines give nothing. Bad boards are found one by one only when the chunk
@@ -260,7 +259,7 @@ def _start_up(lex: Lexicon) -> float:
     return time.perf_counter() - started
 
 
-def score_stream(lex: Lexicon, source: str, shape: Optional[Shape], jobs: int, as_json: bool, numbered: bool,
+def score_stream(lex: Lexicon, source: str, shape: Shape | None, jobs: int, as_json: bool, numbered: bool,
                  strict: bool, skip_foreign: bool, quiet: bool) -> None:
     """Score every board of a batch and print one result per board line, in input order."""
     reader = BoardLines(source)
@@ -305,7 +304,7 @@ def score_stream(lex: Lexicon, source: str, shape: Optional[Shape], jobs: int, a
 # --- the commands ---------------------------------------------------------------------------
 
 
-def _lone_argument_is_board(text: str, shape: Optional[Shape]) -> Board:
+def _lone_argument_is_board(text: str, shape: Shape | None) -> Board:
     """`dawg-solve ARG`: ARG is a board whenever it reads as one, even if a file has that name."""
     try:
         return parse_board(text, shape)
@@ -319,10 +318,10 @@ def _lone_argument_is_board(text: str, shape: Optional[Shape]) -> Board:
 def solve(
     args: list[str] = typer.Argument(None, metavar="[FILE] BOARD",
                                      help="Lexicon (default: the shipped one) and a board, row by row."),
-    boards: Optional[str] = typer.Option(None, "--boards", "-b", metavar="PATH",
+    boards: str | None = typer.Option(None, "--boards", "-b", metavar="PATH",
                                          help="Score every board in PATH, one per line ('-' = stdin)."),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
-    size: Optional[str] = typer.Option(None, "--size", "-s", metavar="RxC", help="Board size when not square."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
+    size: str | None = typer.Option(None, "--size", "-s", metavar="RxC", help="Board size when not square."),
     words: bool = typer.Option(False, "--words", "-w", help="List the words found, longest first."),
     paths: bool = typer.Option(False, "--paths", "-p", help="List the words with the cells (row,col) they use."),
     as_json: bool = typer.Option(False, "--json", help="JSON output (JSON lines with the input line for --boards)."),

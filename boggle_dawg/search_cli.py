@@ -13,17 +13,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from .board import Shape, parse_board, parse_size
 from .cli_common import MAX_SECONDS, StatusLine, finite_option, jobs_option, plural
 from .defaults import lexicon_or_default
-from .dice_sets import random_seed
-from .errors import UsageError
-from .search import (METHODS, REARRANGE_METHODS, Budget, RearrangeResult, SearchResult, SearchStatus,
-                     rearrange as rearrange_letters, search as search_boards)
+from .solver.board import Shape, parse_board, parse_size
+from .solver.dice_sets import random_seed
+from .solver.errors import UsageError
+from .solver.search import METHODS, REARRANGE_METHODS, Budget, RearrangeResult, SearchResult, SearchStatus
+from .solver.search import rearrange as rearrange_letters
+from .solver.search import search as search_boards
 
 DEFAULT_SECONDS = 10.0
 MAX_TEMPERATURE = 1e9  # anneal --t0/--t1: far above any score difference; larger is a typo
@@ -81,7 +81,7 @@ class _Progress:
             while self.next_line <= status.seconds:
                 self.next_line += PLAIN_PROGRESS_EVERY
 
-    def __enter__(self) -> "_Progress":
+    def __enter__(self) -> _Progress:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -96,16 +96,16 @@ class _Progress:
                   f"({jobs} {plural('job', jobs)})", file=sys.stderr)
 
 
-def _budget(seconds: Optional[float], rounds: Optional[int], evaluations: Optional[int],
-            target: Optional[int] = None) -> Budget:
+def _budget(seconds: float | None, rounds: int | None, evaluations: int | None,
+            target: int | None = None) -> Budget:
     finite_option("--seconds", seconds, 0, MAX_SECONDS)
     if seconds is None and rounds is None and evaluations is None:
         seconds = DEFAULT_SECONDS
     return Budget(seconds=seconds, rounds=rounds, evaluations=evaluations, target=target)
 
 
-def _anneal_options(steps: Optional[int], t0: Optional[float], t1: Optional[float],
-                    swap_share: Optional[float]) -> dict:
+def _anneal_options(steps: int | None, t0: float | None, t1: float | None,
+                    swap_share: float | None) -> dict:
     finite_option("--t0", t0, 0, MAX_TEMPERATURE)
     finite_option("--t1", t1, 0, MAX_TEMPERATURE)
     finite_option("--swap-share", swap_share, 0, 1, low_inclusive=True)
@@ -133,28 +133,29 @@ def _result_json(result: SearchResult) -> dict:
 
 
 def search(
-    file: Optional[Path] = typer.Argument(None, metavar="[FILE]", help="Lexicon (default: the shipped one)."),
+    file: Path | None = typer.Argument(None, metavar="[FILE]", help="Lexicon (default: the shipped one)."),
     size: str = typer.Option("4x4", "--size", "-s", metavar="RxC", help="Board size RxC."),
     method: str = typer.Option("hillclimb", "--method", "-m", help=_methods_help(METHODS)),
-    seconds: Optional[float] = typer.Option(None, "--seconds", "-t", help="Stop at the first round boundary "
+    seconds: float | None = typer.Option(None, "--seconds", "-t", help="Stop at the first round boundary "
                                             "after this many seconds. " + _BUDGET_HELP),
-    rounds: Optional[int] = typer.Option(None, "--rounds", help="Stop after this many rounds "
+    rounds: int | None = typer.Option(None, "--rounds", help="Stop after this many rounds "
                                          "(reproducible with --seed)."),
-    evaluations: Optional[int] = typer.Option(None, "--evaluations", help="Stop after the round that "
+    evaluations: int | None = typer.Option(None, "--evaluations", help="Stop after the round that "
                                               "reaches this many boards scored (reproducible with --seed)."),
-    target: Optional[int] = typer.Option(None, "--target", help="Stop once a board scores this much."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
+    target: int | None = typer.Option(None, "--target", help="Stop once a board scores this much."),
+    seed: int | None = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Scoring threads (0 = all cores); never changes results."),
     top: int = typer.Option(10, "--top", "-k", help="How many distinct boards to report."),
-    alphabet: Optional[str] = typer.Option(None, "--alphabet", help="Letters to use [default: the lexicon's "
+    alphabet: str | None = typer.Option(None, "--alphabet", help="Letters to use [default: the lexicon's "
                                            "charset]; 'q' is the Qu die."),
-    start: Optional[str] = typer.Option(None, "--start", help="Board the first climb or run starts from."),
-    pool: Optional[int] = typer.Option(None, "--pool", help=_pool_help(METHODS)),
-    steps: Optional[int] = typer.Option(None, "--steps", help=_anneal_help("Rounds per cooling run", "steps")),
-    t0: Optional[float] = typer.Option(None, "--t0", help=_anneal_help("Starting temperature", "t0")),
-    t1: Optional[float] = typer.Option(None, "--t1", help=_anneal_help("Final temperature", "t1")),
-    swap_share: Optional[float] = typer.Option(None, "--swap-share", help=_anneal_help("Share of proposals that swap two cells", "swap_share")),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
+    start: str | None = typer.Option(None, "--start", help="Board the first climb or run starts from."),
+    pool: int | None = typer.Option(None, "--pool", help=_pool_help(METHODS)),
+    steps: int | None = typer.Option(None, "--steps", help=_anneal_help("Rounds per cooling run", "steps")),
+    t0: float | None = typer.Option(None, "--t0", help=_anneal_help("Starting temperature", "t0")),
+    t1: float | None = typer.Option(None, "--t1", help=_anneal_help("Final temperature", "t1")),
+    swap_share: float | None = typer.Option(None, "--swap-share",
+                                            help=_anneal_help("Share of proposals that swap two cells", "swap_share")),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the top list and the run's figures."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
 ) -> None:
@@ -192,18 +193,18 @@ def rearrange(
     args: list[str] = typer.Argument(..., metavar="[FILE] LETTERS",
                                      help="Lexicon (default: the shipped one) and the letters to place, "
                                           "one per cell ('q' is the Qu die)."),
-    size: Optional[str] = typer.Option(None, "--size", "-s", metavar="RxC", help="Board size RxC [default: square]."),
+    size: str | None = typer.Option(None, "--size", "-s", metavar="RxC", help="Board size RxC [default: square]."),
     method: str = typer.Option("hillclimb", "--method", "-m", help=_methods_help(REARRANGE_METHODS)),
-    seconds: Optional[float] = typer.Option(None, "--seconds", "-t", help="Stop at the first round boundary "
+    seconds: float | None = typer.Option(None, "--seconds", "-t", help="Stop at the first round boundary "
                                             "after this many seconds. " + _BUDGET_HELP),
-    rounds: Optional[int] = typer.Option(None, "--rounds", help="Stop after this many rounds."),
-    evaluations: Optional[int] = typer.Option(None, "--evaluations", help="Stop after the round that "
+    rounds: int | None = typer.Option(None, "--rounds", help="Stop after this many rounds."),
+    evaluations: int | None = typer.Option(None, "--evaluations", help="Stop after the round that "
                                               "reaches this many boards scored."),
-    target: Optional[int] = typer.Option(None, "--target", help="Stop once an arrangement scores this much."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
+    target: int | None = typer.Option(None, "--target", help="Stop once an arrangement scores this much."),
+    seed: int | None = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Scoring threads (0 = all cores); never changes results."),
-    pool: Optional[int] = typer.Option(None, "--pool", help=_pool_help(REARRANGE_METHODS)),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
+    pool: int | None = typer.Option(None, "--pool", help=_pool_help(REARRANGE_METHODS)),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object: arrangement, score, words."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
 ) -> None:
