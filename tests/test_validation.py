@@ -230,10 +230,13 @@ def overwrite_body(path: Path, offset: int = HEADER.itemsize) -> None:
 @pytest.mark.parametrize("fmt", ["trie", "dawg", "adtdawg"])
 def test_writable_file_changed_in_place_does_not_change_scores(make_lexicon, fmt):
     directory = make_lexicon(WORDS)
+    names = [TRIE_FILE] if fmt == "trie" else [DAWG_FILE] if fmt == "dawg" else list(ADT_FILES)
+    for name in names:  # builds are read-only; a user may make their files writable
+        (directory / name).chmod(0o644)
     lex = open_lexicon(directory, fmt)
     expected = lex.score_many([BOARD]).tolist()
     assert expected[0] > 0
-    for name in ([TRIE_FILE] if fmt == "trie" else [DAWG_FILE] if fmt == "dawg" else ADT_FILES):
+    for name in names:
         overwrite_body(directory / name, HEADER.itemsize if fmt != "adtdawg" else 4)
     assert lex.score_many([BOARD]).tolist() == expected  # a private copy: unaffected
     assert lex.score(BOARD) == expected[0]
