@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import sys
 import tempfile
 import time
@@ -157,13 +158,14 @@ def main() -> None:
         results = run_parallel(specs, work, args.timeout, args.workers, on_result)
     seconds = time.perf_counter() - started
     loads.append(os.getloadavg())
+    command = shlex.join(["python", "benchmarks/fuzz_sweep.py", *sys.argv[1:]])
     summary = summarise(specs, results)
-    summary.update(seconds=round(seconds, 1), load_average=[list(x) for x in loads], label=args.label)
-    command = "python benchmarks/fuzz_sweep.py " + " ".join(sys.argv[1:])
+    summary.update(seconds=round(seconds, 1), load_average=[list(x) for x in loads], label=args.label,
+                   command=command)
     if not args.no_write:
         path = RESULTS / "fuzz_sweep.md"
         RESULTS.mkdir(parents=True, exist_ok=True)
-        path.write_text(markdown(summary, command.strip(), seconds, loads, args.label) + "\n")
+        path.write_text(markdown(summary, command, seconds, loads, args.label) + "\n")
         print(f"wrote {path}", file=sys.stderr)
     if args.json:
         text = json.dumps(summary, indent=2)

@@ -469,9 +469,11 @@ def manifest_edits(base: dict) -> list[tuple[tuple, object]]:
 
 
 def mangle_manifest(case: Path, index: int) -> str:
-    """Apply manifest edit number `index` (modulo their count) to the case's manifest."""
+    """Apply one manifest edit to the case's manifest: consecutive indexes stride through the
+    edits (7919 is prime to their count), so any run of them spreads over many keys and
+    len(edits) consecutive ones try every edit."""
     edits = manifest_edits(msgpack.unpackb((case / MANIFEST_FILE).read_bytes(), raw=False))
-    return set_manifest_value(case, *edits[index % len(edits)])
+    return set_manifest_value(case, *edits[index * 7919 % len(edits)])
 
 
 def set_manifest_value(case: Path, key_path: tuple, value) -> str:
