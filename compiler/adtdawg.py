@@ -1,4 +1,4 @@
-"""Lay out a DAWG as a four-part ADTDAWG (see docs/adtdawg-format.md).
+"""Lay out a DAWG as a four-part ADTDAWG (see docs/formats.md).
 
 An ADTDAWG node is a slot in a child block: (end-of-word, first child, child
 set, tracking number T). T counts the words below the slot and below every

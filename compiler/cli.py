@@ -94,7 +94,18 @@ def verify_command(
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
 ) -> None:
     """Check every structure and numbering; with --source, round-trip to the word list."""
-    result = verify(path, source)
+    if not sys.stderr.isatty():
+        result = verify(path, source)
+    else:  # a progress bar on the terminal; stdout stays untouched until the checks are printed
+        import rich.progress as bars
+        from rich.console import Console
+
+        with bars.Progress(bars.TextColumn("{task.description}"), bars.BarColumn(), bars.MofNCompleteColumn(),
+                           bars.TextColumn("words"), bars.TimeElapsedColumn(), console=Console(stderr=True),
+                           redirect_stdout=False, redirect_stderr=False, transient=True) as bar:
+            task = bar.add_task("opening and validating", total=None)
+            result = verify(path, source, lambda what, done, total: bar.update(
+                task, description=what, completed=done, total=total))
     if as_json:
         print(json.dumps({"ok": result.ok, "checks": result.checks}, indent=2))
     else:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from solver.charset import Charset
-from solver.errors import DawgError
-from solver.formats import FORMATS, MANIFEST_FILE
-from solver.lexicon import Lexicon, open_lexicon, read_manifest
+from solver.lexicon import Lexicon, open_all
 
 from .wordlist import load_word_list
+
+Progress = Callable[[str, int, int], None]
+"""progress(what is being checked, words checked so far, words to check in all)."""
 
 
 @dataclass
@@ -37,9 +39,11 @@ def expected_numbers(fmt: str, count: int) -> list[int] | None:
     return None
 
 
-def check_lexicon(lex: Lexicon, result: Verification) -> list[str]:
-    """Numbering and word checks of one opened (hence structurally valid) lexicon; returns its words."""
-    numbered = lex.numbered_words()
+def check_lexicon(lex: Lexicon, result: Verification,
+                  progress: Callable[[int], None] | None = None) -> list[str]:
+    """Numbering and word checks of one opened (hence structurally valid) lexicon; returns its words.
+    `progress(n)` is called as n more words are enumerated."""
+    numbered = lex.numbered_words(progress)
     words = [w for w, _ in numbered]
     numbers = [n for _, n in numbered]
     name = f"{lex.format} ({lex.path})"
@@ -56,16 +60,25 @@ def check_lexicon(lex: Lexicon, result: Verification) -> list[str]:
     return words
 
 
-def verify(path: Path, source: Path | None = None) -> Verification:
-    """Open every format at `path`, check each fully, compare them, and with `source` the word list."""
+def verify(path: Path, source: Path | None = None, progress: Progress | None = None) -> Verification:
+    """Open every lexicon at `path` (a directory: every format present), check each fully, compare
+    them, and with `source` the word list. `progress` follows the word-by-word checks."""
     result = Verification()
-    directory = path if path.is_dir() else path.parent
-    manifest = read_manifest(directory / MANIFEST_FILE) if (directory / MANIFEST_FILE).is_file() else None
-    single_file = path.is_file() and path.name != MANIFEST_FILE
-    lexicons = [open_lexicon(path)] if single_file or manifest is None else [open_lexicon(path, f) for f in FORMATS]
+    manifest, lexicons = open_all(path)
     if manifest:
         result.passed(f"manifest: {manifest.path}, files match their SHA-256")
-    word_lists = {lex.format: check_lexicon(lex, result) for lex in lexicons}
+    total = sum(lex.word_count for lex in lexicons) + (lexicons[0].word_count if source else 0)
+    done = 0
+
+    def advance(what: str) -> Callable[[int], None] | None:
+        def step(n: int) -> None:
+            nonlocal done
+            done += n
+            progress(what, done, total)
+        return step if progress else None
+
+    word_lists = {lex.format: check_lexicon(lex, result, advance(f"enumerating the {lex.format}"))
+                  for lex in lexicons}
     reference = next(iter(word_lists.values()))
     if len(word_lists) > 1:
         if all(words == reference for words in word_lists.values()):
@@ -79,7 +92,11 @@ def verify(path: Path, source: Path | None = None) -> Verification:
             max_length = None
         else:
             charset, max_length = manifest.charset, manifest.data["options"].get("max_length")
+        if progress:
+            progress(f"reading {source.name}", done, total)
         words = load_word_list(source, charset, max_length)
+        if progress:
+            advance(f"reading {source.name}")(lexicons[0].word_count)
         if manifest and words.sha256 != manifest.data["source"]["sha256"]:
             result.failed(f"source: {source} is not the list this build was made from (SHA-256 differs)")
         elif words.words == reference:
@@ -95,14 +112,8 @@ def verify(path: Path, source: Path | None = None) -> Verification:
 
 
 def describe(path: Path) -> dict:
-    """`dawgc info`: the manifest's figures and each format's header, validated."""
-    directory = path if path.is_dir() else path.parent
-    manifest_path = directory / MANIFEST_FILE
-    if path.is_dir() and manifest_path.is_file():
-        manifest = read_manifest(manifest_path).data
-        formats = {fmt: open_lexicon(path, fmt).info() for fmt in FORMATS}
-        return {"manifest": manifest, "formats": formats}
-    if not path.exists():
-        raise DawgError(f"{path}: no such file or directory")
-    lex = open_lexicon(path)
-    return {"formats": {lex.format: lex.info()}}
+    """`dawgc info`: the manifest's figures and the header of every lexicon present, validated
+    (a build directory and its manifest give the same)."""
+    manifest, lexicons = open_all(path)
+    formats = {lex.format: lex.info() for lex in lexicons}
+    return {"manifest": manifest.data, "formats": formats} if manifest else {"formats": formats}

@@ -48,10 +48,6 @@ class Charset:
         n = len(self.letters)
         return str(n) if self.letters == "".join(sorted(RANKING[:n])) else self.letters
 
-    def index_table(self) -> list[int]:
-        """For each of a..z, its index in this charset or -1."""
-        return [self.letters.find(ch) for ch in ALPHABET]
-
     def __contains__(self, letter: str) -> bool:
         return letter in self.letters
 

@@ -16,8 +16,8 @@ Trie and DAWG files: a 64-byte `HEADER`, then the body.
   edge word: bits 0-31 child state, bits 32-63 skip (words ranked before the
              child's words among the state's words).
 
-ADTDAWG: four part files as in `docs/adtdawg-format.md` (the reference
-layout), generalised by `AdtLayout` when counts or letters outgrow it.
+ADTDAWG: four part files in the reference layout (../shared/docs/adtdawg-format.md),
+generalised by `AdtLayout` when counts or letters outgrow it (docs/formats.md).
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ class AdtLayout:
         return self.first_child_bits == 15 and self.child_set_bits == 11 and self.letters <= 18
 
     @classmethod
-    def fitting(cls, letters: int, nodes: int, child_sets: int) -> "AdtLayout":
+    def fitting(cls, letters: int, nodes: int, child_sets: int) -> AdtLayout:
         """The reference field widths when they suffice, else the narrowest wider ones."""
         return cls(
             letters=letters,

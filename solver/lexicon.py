@@ -1,25 +1,36 @@
-"""Open a compiled lexicon by memory map and validate it once, completely.
+"""Open a compiled lexicon and validate it once, completely.
 
 `open_lexicon(path)` accepts a build directory, its manifest, one format's
 file, or a directory holding the four reference ADTDAWG part files (read as
-JPA14). Validation checks sizes, checksums, every index and the word
-numbering equations, so that the kernels can walk the arrays with no bounds
-checks: after it, every reachable child index is inside its array and every
-word number a walk can produce lies in the stamp array. Any failure raises
-`DawgError` naming the file and what is wrong.
+JPA14). Validation checks sizes, checksums, every index, the word numbering
+equations and that every walk ends (no cycles, no node that leads to no
+word), in the integer types the kernels use, so that the kernels can walk the
+arrays with no bounds checks: after it, every reachable child index is inside
+its array and every word number a walk can produce lies in the stamp array.
+Any failure raises `DawgError` naming the file and what is wrong.
+
+Files are opened relative to one descriptor of their directory, so a build
+swapped in while a lexicon opens gives all old or all new files. A file with
+no write permission bits is memory-mapped; any other is read into private
+memory, so that later writes to it cannot change a running lexicon.
+`Lexicon.check_unchanged` detects a mapped file changed in place (docs/formats.md).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import mmap
+import os
+import stat
+import weakref
 import zlib
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Iterable
 
-import msgpack
 import numpy as np
 
 from . import kernels
@@ -27,13 +38,31 @@ from .board import Board, Shape, encode_texts, parse_board
 from .charset import JPA14, Charset
 from .engine import Found, Walk, python_inputs, score_codes, solve_one
 from .errors import DawgError, reading
-from .formats import (ADT_FILES, DAWG_FILE, DAWG_MAGIC, EDGE_DTYPE, FORMAT_VERSION, FORMATS, HEADER,
-                      MANIFEST_FILE, MANIFEST_VERSION, NODE_DTYPE, REFERENCE_ADT_GLOB, TRIE_FILE,
-                      TRIE_MAGIC, AdtLayout, child_set_fields, dawg_sections, reserved_bits,
-                      split_node_words)
+from .formats import (
+    ADT_FILES,
+    DAWG_FILE,
+    DAWG_MAGIC,
+    EDGE_DTYPE,
+    FORMAT_VERSION,
+    FORMATS,
+    HEADER,
+    MANIFEST_FILE,
+    NODE_DTYPE,
+    REFERENCE_ADT_GLOB,
+    TRIE_FILE,
+    TRIE_MAGIC,
+    AdtLayout,
+    child_set_fields,
+    dawg_sections,
+    reserved_bits,
+    split_node_words,
+)
+from .manifest import Manifest, parse_manifest
 
 DEFAULT_FORMAT = "trie"
 REFERENCE_MAX_LENGTH = 15
+TRACKING_DTYPE = np.dtype(np.int32)  # the ADTDAWG walk's tracking numbers, hence its word ids
+PROGRESS_STEP = 1 << 14  # words listed between progress calls
 
 
 def display(word: str) -> str:
@@ -41,62 +70,96 @@ def display(word: str) -> str:
     return word.replace("q", "qu")
 
 
-def _map(path: Path) -> np.ndarray:
-    """The bytes of a file, memory-mapped read-only (empty files give an empty array)."""
-    with reading(path, "lexicon file"), open(path, "rb") as fh:
-        if path.stat().st_size == 0:
-            return np.zeros(0, np.uint8)
-        return np.frombuffer(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ), np.uint8)
-
-
 def _check(ok, path: Path, message: str) -> None:
     if not np.all(ok):
         raise DawgError(f"{path}: {message}")
 
 
-# --- manifests ------------------------------------------------------------------
+def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indices start, start + 1, ..., start + length - 1 of each span, concatenated."""
+    ends = np.cumsum(lengths)
+    return np.repeat(starts, lengths) + (np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - lengths, lengths))
 
 
-@dataclass
-class Manifest:
+# --- files ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _MappedFile:
+    """A memory-mapped lexicon file: a descriptor kept open and what it was when mapped."""
+
     path: Path
-    data: dict
+    fd: int
+    identity: tuple
 
-    @property
-    def charset(self) -> Charset:
-        return Charset(self.data["charset"])
 
-    def entry(self, fmt: str) -> dict:
-        return self.data[fmt]
+def _identity(st: os.stat_result) -> tuple:
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+class _Snapshot:
+    """A directory opened once: every file is opened relative to this one descriptor."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory
+        with reading(directory, "directory"):
+            self.fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        self.mapped: list[_MappedFile] = []
+
+    def names(self) -> list[str]:
+        return sorted(os.listdir(self.fd))
+
+    def is_file(self, name: str) -> bool:
+        try:
+            return stat.S_ISREG(os.stat(name, dir_fd=self.fd).st_mode)
+        except OSError:
+            return False
+
+    def open(self, name: str):
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+        return open(name, "rb", opener=lambda n, flags: os.open(n, flags | os.O_NONBLOCK, dir_fd=self.fd))
+
+    def read(self, name: str, what: str = "lexicon file") -> np.ndarray:
+        """The bytes of a file: mapped when it has no write permission bits, else a private copy."""
+        path = self.path / name
+        with reading(path, what), self.open(name) as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise DawgError(f"{path}: not a regular file")
+            if st.st_mode & 0o222 or st.st_size == 0:
+                return np.frombuffer(fh.read(), np.uint8)
+            view = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            self.mapped.append(_MappedFile(path, os.dup(fh.fileno()), _identity(st)))
+        return np.frombuffer(view, np.uint8)
+
+    def hand_over(self, lex: Lexicon) -> None:
+        """Give the mapped files to `lex` (their descriptors close with it)."""
+        lex._mapped = tuple(self.mapped)
+        weakref.finalize(lex, _close_all, [f.fd for f in self.mapped])
+        self.mapped = []
+
+    def close(self) -> None:
+        _close_all([self.fd, *(f.fd for f in self.mapped)])
+        self.mapped = []
+
+
+def _close_all(fds: list[int]) -> None:
+    for fd in fds:
+        os.close(fd)
 
 
 def read_manifest(path: Path) -> Manifest:
-    raw = _map(path).tobytes()
+    """Read and check a manifest file (every field's type and range, see solver.manifest)."""
+    path = Path(path)
+    snap = _Snapshot(path.parent)
     try:
-        data = msgpack.unpackb(raw, raw=False, strict_map_key=True)
-    except Exception:
-        raise DawgError(f"{path}: not a msgpack manifest (corrupt or foreign file)") from None
-    if not isinstance(data, dict) or data.get("manifest_version") != MANIFEST_VERSION:
-        version = data.get("manifest_version") if isinstance(data, dict) else None
-        raise DawgError(f"{path}: manifest version {version!r}, this reader knows {MANIFEST_VERSION}")
-    try:
-        Charset(data["charset"])
-        files = [data["trie"], data["dawg"], *data["adtdawg"]["files"]]
-        if len(files) != 6 or not all(isinstance(f["file"], str) and "/" not in f["file"] for f in files):
-            raise ValueError
-        layout = data["adtdawg"]["layout"]
-        AdtLayout(**{k: int(layout[k]) for k in ("letters", "first_child_bits", "child_set_bits")})
-        if int(data["words"]) < 1 or not 1 <= int(data["max_length"]) <= 255:
-            raise ValueError
-        if not all(isinstance(f["bytes"], int) and isinstance(f["sha256"], str) for f in files):
-            raise ValueError
-    except (KeyError, TypeError, ValueError, AttributeError):
-        raise DawgError(f"{path}: manifest lacks or mangles a required field") from None
-    return Manifest(path, data)
+        return parse_manifest(path, snap.read(path.name, "manifest").tobytes())
+    finally:
+        snap.close()
 
 
 def _verify_sha256(path: Path, data: np.ndarray, expected: dict) -> None:
-    if len(data) != expected.get("bytes") or hashlib.sha256(data).hexdigest() != expected.get("sha256"):
+    if len(data) != expected["bytes"] or hashlib.sha256(data).hexdigest() != expected["sha256"]:
         raise DawgError(f"{path}: does not match its manifest (size or SHA-256 differs); "
                         f"the file is corrupt or from another build")
 
@@ -113,8 +176,17 @@ class Lexicon:
     word_count: int
     max_length: int
     manifest: Manifest | None = field(default=None, repr=False)
+    _mapped: tuple = field(default=(), repr=False, compare=False)  # _MappedFile of each mapped file
 
     format = ""
+
+    def check_unchanged(self) -> None:
+        """Raise DawgError if a memory-mapped file of this lexicon changed on disk since it was
+        opened (its size or times differ): results computed over it cannot be trusted."""
+        for mapped in self._mapped:
+            if _identity(os.fstat(mapped.fd)) != mapped.identity:
+                raise DawgError(f"{mapped.path}: changed on disk while in use; "
+                                f"results computed from it are void")
 
     # --- scoring ---------------------------------------------------------------
 
@@ -150,13 +222,16 @@ class Lexicon:
         scores = np.zeros(len(texts), np.int64)
         for size, (indices, codes) in encode_texts(texts, self.charset, shape, skip_foreign).items():
             scores[indices] = score_codes(self.walk, codes, size, self.charset, jobs, progress)
+        self.check_unchanged()
         return scores
 
     def score_codes(self, codes: np.ndarray, shape: Shape, jobs: int = 1) -> np.ndarray:
         """Scores of boards given as a (boards, cells) array of letter indices into the charset
         (`kernels.NO_LETTER` for a blank cell): the fast path for searches that build boards
         as arrays."""
-        return score_codes(self.walk, codes, shape, self.charset, jobs)
+        scores = score_codes(self.walk, codes, shape, self.charset, jobs)
+        self.check_unchanged()
+        return scores
 
     # --- words -------------------------------------------------------------------
 
@@ -164,8 +239,9 @@ class Lexicon:
         """All words, alphabetically, as spelled (Qu expanded)."""
         return [display(w) for w, _ in self.numbered_words()]
 
-    def numbered_words(self) -> list[tuple[str, int]]:
-        """(folded word, word number) pairs in alphabetical order."""
+    def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
+        """(folded word, word number) pairs in alphabetical order; `progress(n)` is called as n
+        more words are found."""
         raise NotImplementedError
 
     def info(self) -> dict:
@@ -193,6 +269,8 @@ def _read_header(path: Path, data: np.ndarray, magic: bytes) -> np.void:
     body = data[HEADER.itemsize:]
     if zlib.crc32(body) != int(head["crc32"]):
         raise DawgError(f"{path}: checksum mismatch (corrupt file)")
+    if head["words"] < 1:
+        raise DawgError(f"{path}: holds no words")
     return head
 
 
@@ -214,8 +292,8 @@ class TrieLexicon(Lexicon):
     format = "trie"
 
     @classmethod
-    def load(cls, path: Path, manifest: Manifest | None) -> "TrieLexicon":
-        data = _map(path)
+    def load(cls, snap: _Snapshot, name: str, manifest: Manifest | None) -> TrieLexicon:
+        path, data = snap.path / name, snap.read(name)
         if manifest:
             _verify_sha256(path, data, manifest.entry("trie"))
         head = _read_header(path, data, TRIE_MAGIC)
@@ -228,6 +306,17 @@ class TrieLexicon(Lexicon):
         kids = _check_children(path, first, mask, reserved_bits(nodes), len(charset), 1, count, "trie node")
         _check((kids == 0) | (first > np.arange(count)), path, "trie child placed before its parent")
         _check(eow[0] == 0, path, "root marked as a word")
+        # A tree (every node but the root has one parent) whose leaves all end words: every
+        # node leads to a word, so a walk follows only prefixes of words.
+        # The child blocks tile 1..count-1 exactly when, block starts counted +1 and block ends
+        # -1 at each index, only 1 (+1) and count (-1) are left: every block end is the start
+        # of the next. (Nodes without children add +1 and -1 at 0.)
+        if count > 1:
+            tiles = np.bincount(first, minlength=count + 1) - np.bincount(first + kids, minlength=count + 1)
+            tiles[1] -= 1
+            tiles[count] += 1
+            _check(tiles == 0, path, "trie node without exactly one parent (not a tree)")
+        _check(eow[kids == 0] == 1, path, "trie leaf that ends no word")
         _check(eow.sum() == int(head["words"]), path, "word count in header differs from end-of-word marks")
         lex = cls(path=path, charset=charset, word_count=int(head["words"]),
                   max_length=int(head["max_length"]), manifest=manifest, nodes=nodes)
@@ -240,11 +329,11 @@ class TrieLexicon(Lexicon):
     def info(self) -> dict:
         return {**super().info(), "nodes": len(self.nodes)}
 
-    def numbered_words(self) -> list[tuple[str, int]]:
+    def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
         first, mask, eow = (a.tolist() for a in split_node_words(self.nodes))
         return _walk_words(self.path, self.charset, self.max_length,
                            [(0, "")], lambda node: _popcount_children(first[node], mask[node]),
-                           lambda node: node if eow[node] else None)
+                           lambda node: node if eow[node] else None, progress)
 
 
 def _popcount_children(first: int, mask: int):
@@ -256,7 +345,7 @@ def _popcount_children(first: int, mask: int):
         mask ^= low
 
 
-def _walk_words(path, charset, max_length, roots, children, word_number):
+def _walk_words(path, charset, max_length, roots, children, word_number, progress=None):
     """Depth-first enumeration shared by all formats; states carry (node, prefix)."""
     letters = charset.letters
     out: list[tuple[str, int]] = []
@@ -266,9 +355,13 @@ def _walk_words(path, charset, max_length, roots, children, word_number):
         number = word_number(state)
         if number is not None:
             out.append((prefix, number))
+            if progress and len(out) % PROGRESS_STEP == 0:
+                progress(PROGRESS_STEP)
         if len(prefix) > max_length:
             raise DawgError(f"{path}: a path is longer than the maximum word length (cyclic file?)")
         stack.extend((child, prefix + letters[letter]) for letter, child in reversed(list(children(state))))
+    if progress:
+        progress(len(out) % PROGRESS_STEP)
     return out
 
 
@@ -280,8 +373,8 @@ class DawgLexicon(Lexicon):
     format = "dawg"
 
     @classmethod
-    def load(cls, path: Path, manifest: Manifest | None) -> "DawgLexicon":
-        data = _map(path)
+    def load(cls, snap: _Snapshot, name: str, manifest: Manifest | None) -> DawgLexicon:
+        path, data = snap.path / name, snap.read(name)
         if manifest:
             _verify_sha256(path, data, manifest.entry("dawg"))
         head = _read_header(path, data, DAWG_MAGIC)
@@ -305,7 +398,7 @@ class DawgLexicon(Lexicon):
         _check(child < n_states, path, "DAWG edge points outside the states")
         has = np.flatnonzero(kids)
         owner = np.repeat(has, kids[has])
-        edge = np.repeat(first[has], kids[has]) + (np.arange(len(owner)) - np.repeat(np.cumsum(kids[has]) - kids[has], kids[has]))
+        edge = _spans(first[has], kids[has])
         _check(child[edge] > owner, path, "DAWG edge goes back to an earlier state (cycle?)")
         # Skips and counts must number the words 0..W-1: skip(first edge) = eow,
         # each next skip adds the previous child's count, count = last skip + last count.
@@ -317,6 +410,9 @@ class DawgLexicon(Lexicon):
             is_last = np.r_[owner[1:] != owner[:-1], True]
             total[owner[is_last]] = skip[edge[is_last]] + count[child[edge[is_last]]]
         _check(total == count, path, "DAWG word counts disagree with the edges")
+        # Acyclic (children after parents) with exact counts: count >= 1 means every state
+        # leads to a word, so a walk follows only prefixes of words.
+        _check(count >= 1, path, "DAWG state that leads to no word")
         _check(count[0] == int(head["words"]), path, "word count in header differs from the root's count")
         return cls(path=path, charset=charset, word_count=int(head["words"]), max_length=int(head["max_length"]),
                    manifest=manifest, states=states, edges=edges, counts=counts)
@@ -329,7 +425,7 @@ class DawgLexicon(Lexicon):
     def info(self) -> dict:
         return {**super().info(), "states": len(self.states), "edges": len(self.edges)}
 
-    def numbered_words(self) -> list[tuple[str, int]]:
+    def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
         first, mask, eow = (a.tolist() for a in split_node_words(self.states))
         child = (self.edges & np.uint64(0xFFFF_FFFF)).astype(np.int64).tolist()
         skip = (self.edges >> np.uint64(32)).astype(np.int64).tolist()
@@ -340,7 +436,7 @@ class DawgLexicon(Lexicon):
                 yield letter, (child[e], rank + skip[e])
 
         return _walk_words(self.path, self.charset, self.max_length, [((0, 0), "")], children,
-                           lambda state: state[1] if eow[state[0]] else None)
+                           lambda state: state[1] if eow[state[0]] else None, progress)
 
 
 @dataclass
@@ -348,22 +444,18 @@ class AdtLexicon(Lexicon):
     layout: AdtLayout = field(default=None, repr=False)
     nodes: np.ndarray = field(default=None, repr=False)       # node words, index 0 = null node
     child_sets: np.ndarray = field(default=None, repr=False)  # (M, words)
-    tracking: np.ndarray = field(default=None, repr=False)    # T[0..N], widened to uint32
+    tracking: np.ndarray = field(default=None, repr=False)    # T[0..N], as uint32
     wide_nodes: int = 0
     format = "adtdawg"
 
     @classmethod
-    def load(cls, paths: list[Path], manifest: Manifest | None) -> "AdtLexicon":
-        parts = [_map(p) for p in paths]
+    def load(cls, snap: _Snapshot, names: list[str], manifest: Manifest | None) -> AdtLexicon:
+        paths = [snap.path / name for name in names]
+        parts = [snap.read(name) for name in names]
         if manifest:
-            entry = manifest.entry("adtdawg")
-            for p, data, expected in zip(paths, parts, entry["files"]):
+            for p, data, expected in zip(paths, parts, manifest.files("adtdawg")):
                 _verify_sha256(p, data, expected)
-            layout = AdtLayout(**{k: entry["layout"][k] for k in ("letters", "first_child_bits", "child_set_bits")})
-            charset = manifest.charset
-            if layout.letters != len(charset):
-                raise DawgError(f"{manifest.path}: ADTDAWG layout is for {layout.letters} letters, "
-                                f"the charset has {len(charset)}")
+            layout, charset = manifest.layout, manifest.charset  # their letter counts agree (schema)
         else:
             charset, layout = Charset(JPA14), AdtLayout()
         p1, p2, p3, p4 = parts
@@ -384,7 +476,7 @@ class AdtLexicon(Lexicon):
         nodes = np.concatenate([np.zeros(1, layout.node_dtype), raw])
         child_sets = p2[8:].view("<u8").reshape(m, words_per_set)
         tracking = np.concatenate([np.zeros(1, np.uint32), p3[4:].view("<u4"), p4.astype(np.uint32)])
-        lex = cls(path=paths[0].parent, charset=charset, word_count=int(tracking[1]),
+        lex = cls(path=snap.path, charset=charset, word_count=int(tracking[1]),
                   max_length=int(manifest.data["max_length"]) if manifest else REFERENCE_MAX_LENGTH,
                   manifest=manifest, layout=layout, nodes=nodes, child_sets=child_sets, tracking=tracking,
                   wide_nodes=k)
@@ -401,7 +493,7 @@ class AdtLexicon(Lexicon):
         set_mask = ((pos > 0).astype(np.int64) << np.arange(letters)).sum(axis=1)
         nodes = self.nodes if self.nodes.dtype.itemsize == 4 else self.nodes.view(np.int64)
         lay = self.layout
-        inputs = (nodes, self.tracking.astype(np.int32), pos.astype(np.uint8).ravel(), set_mask, letters,
+        inputs = (nodes, self.tracking.astype(TRACKING_DTYPE), pos.astype(np.uint8).ravel(), set_mask, letters,
                   lay.first_child_bits, lay.child_set_bits, lay.eow_shift)
         return Walk(kernels.adtdawg_board, "adtdawg_batch", inputs, self.word_count + 1)
 
@@ -444,17 +536,34 @@ class AdtLexicon(Lexicon):
         # where words(p) = eow(p) + T[first child of p]. The start block is nodes 1..letters.
         tracking = self.tracking.astype(np.int64)
         _check(tracking[self.wide_nodes + 1:] <= 255, p3, "tracking number too large for part 4")
+        limit = np.iinfo(TRACKING_DTYPE).max
+        _check(tracking <= limit, p3, f"tracking number above {limit}: more words than the walk's "
+               f"{TRACKING_DTYPE.itemsize * 8}-bit word numbers can count")
         words = eow + np.where(first > 0, tracking[first], 0)
         blocks = np.unique(np.column_stack([first, nk])[first > 0], axis=0)
         starts = np.r_[1, blocks[:, 0]]
         lengths = np.r_[len(self.charset), blocks[:, 1]]
-        at = np.repeat(starts, lengths) + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+        at = _spans(starts, lengths)
         last = np.zeros(len(at), bool)
         last[np.cumsum(lengths) - 1] = True
         after = np.where(last, 0, tracking[np.minimum(at + 1, n)])
         _check(tracking[at] == words[at] + after, p3, "tracking numbers do not number the words")
+        _check(tracking[1] >= 1, p3, "holds no words")
+        # Every child leads to a word, so T strictly decreases along a child block and never
+        # grows from a node to its children: a cycle would keep T constant, which only the
+        # edge from a non-word node p to its first child with T[p] = T[first] does. Those
+        # edges form chains (one per node); following each 2^k times for 2^k > N ends every
+        # chain at 0 unless a cycle holds it.
+        children = at[len(self.charset):]
+        _check(words[children] >= 1, p1, "child node that leads to no word")
+        in_block = np.zeros(n + 1, bool)
+        in_block[children] = True
+        chain = np.where(in_block & (eow == 0) & (first > 0) & (tracking == tracking[first]), first, 0)
+        for _ in range(n.bit_length() + 1):
+            chain = chain[chain]
+        _check(chain == 0, p1, "nodes form a cycle (a walk would never end)")
 
-    def numbered_words(self) -> list[tuple[str, int]]:
+    def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
         first, child_set, eow = (a.tolist() for a in self.fields())
         pos = self.positions().tolist()
         t = self.tracking.astype(np.int64).tolist()
@@ -471,7 +580,7 @@ class AdtLexicon(Lexicon):
 
         roots = [((i + 1, t[i + 1]), letter) for i, letter in enumerate(self.charset.letters)]
         return _walk_words(self.path, self.charset, self.max_length, roots, children,
-                           lambda state: state[1] if eow[state[0]] else None)
+                           lambda state: state[1] if eow[state[0]] else None, progress)
 
     def info(self) -> dict:
         return {**super().info(), "nodes": len(self.nodes) - 1, "child_sets": len(self.child_sets),
@@ -489,73 +598,104 @@ def _header_count(path: Path, data: np.ndarray, dtype: str) -> int:
 # --- finding the files ------------------------------------------------------------
 
 
-def _reference_parts(directory: Path) -> list[Path] | None:
+def _reference_parts(snap: _Snapshot) -> list[str] | None:
+    """The four reference part files of a directory, if it holds exactly one of each."""
+    names = snap.names()
     found = []
     for part in (1, 2, 3, 4):
-        matches = sorted(directory.glob(REFERENCE_ADT_GLOB.format(part=part)))
-        if len(matches) != 1:
+        matches = fnmatch.filter(names, REFERENCE_ADT_GLOB.format(part=part))
+        if len(matches) != 1 or not snap.is_file(matches[0]):
             return None
         found.append(matches[0])
     return found
 
 
-def open_lexicon(path: str | Path, fmt: str | None = None) -> Lexicon:
-    """Open and validate a lexicon: a build directory, its manifest, a format file or reference parts."""
-    path = Path(path)
-    if fmt is not None and fmt not in FORMATS:
-        raise DawgError(f"--format: unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
-    if not path.exists():
-        raise DawgError(f"{path}: no such file or directory")
-    directory = path if path.is_dir() else path.parent
-    manifest_path = directory / MANIFEST_FILE
-    manifest = read_manifest(manifest_path) if manifest_path.is_file() else None
-
-    if path.is_file() and path.name != MANIFEST_FILE:
-        if manifest and path.name not in _manifest_files(manifest):
+def _available(snap: _Snapshot, name: str | None) -> tuple[Manifest | None, dict[str, list[str]]]:
+    """The manifest (if it covers what is opened) and the file names of each format present,
+    in the order trie, DAWG, ADTDAWG. `name` is a single file asked for, else None."""
+    manifest = None
+    if snap.is_file(MANIFEST_FILE):
+        manifest = parse_manifest(snap.path / MANIFEST_FILE, snap.read(MANIFEST_FILE, "manifest").tobytes())
+    if name is not None:
+        if manifest and name not in manifest.file_names():
             manifest = None  # a file renamed or copied next to another build's manifest
-        chosen = _format_of_file(path)
-        if fmt and fmt != chosen:
-            raise DawgError(f"{path}: is a {chosen} file, not {fmt}")
-        fmt = chosen
-    if manifest is None:
-        reference = _reference_parts(directory)
-        ours = [directory / name for name in ADT_FILES]
-        if fmt in (None, "adtdawg"):
-            if reference:
-                return AdtLexicon.load(reference, None)
-            if all(p.is_file() for p in ours):
-                return AdtLexicon.load(ours, None)
-        if fmt == "trie" or (fmt is None and (directory / TRIE_FILE).is_file()):
-            return TrieLexicon.load(path if path.is_file() else directory / TRIE_FILE, None)
-        if fmt == "dawg" or (fmt is None and (directory / DAWG_FILE).is_file()):
-            return DawgLexicon.load(path if path.is_file() else directory / DAWG_FILE, None)
-        raise DawgError(f"{path}: no lexicon here (no {MANIFEST_FILE}, {TRIE_FILE}, {DAWG_FILE} "
-                        f"or ADTDAWG part files)")
+        fmt = _format_of_file(snap, name)
+        if manifest:
+            return manifest, {fmt: [e["file"] for e in manifest.files(fmt)]}
+        if fmt != "adtdawg":
+            return None, {fmt: [name]}
+        parts = list(ADT_FILES) if name in ADT_FILES else _reference_parts(snap)
+        return None, {fmt: parts} if parts and all(snap.is_file(p) for p in parts) else {}
+    if manifest:
+        return manifest, {fmt: [e["file"] for e in manifest.files(fmt)] for fmt in FORMATS}
+    found = {}
+    for fmt, names in (("trie", [TRIE_FILE]), ("dawg", [DAWG_FILE]), ("adtdawg", _reference_parts(snap)),
+                       ("adtdawg", list(ADT_FILES))):
+        if fmt not in found and names and all(snap.is_file(n) for n in names):
+            found[fmt] = names
+    return None, found
 
-    fmt = fmt or DEFAULT_FORMAT
-    if fmt == "trie":
-        lex = TrieLexicon.load(directory / manifest.entry("trie")["file"], manifest)
-    elif fmt == "dawg":
-        lex = DawgLexicon.load(directory / manifest.entry("dawg")["file"], manifest)
+
+def _load(snap: _Snapshot, fmt: str, names: list[str], manifest: Manifest | None) -> Lexicon:
+    if fmt == "adtdawg":
+        lex = AdtLexicon.load(snap, names, manifest)
     else:
-        lex = AdtLexicon.load([directory / e["file"] for e in manifest.entry("adtdawg")["files"]], manifest)
-    if lex.charset != manifest.charset or lex.word_count != int(manifest.data["words"]):
+        lex = (TrieLexicon if fmt == "trie" else DawgLexicon).load(snap, names[0], manifest)
+    if manifest and (lex.charset != manifest.charset or lex.word_count != manifest.data["words"]):
         raise DawgError(f"{lex.path}: charset or word count differs from {manifest.path}")
+    snap.hand_over(lex)
     return lex
 
 
-def _manifest_files(manifest: Manifest) -> set[str]:
-    data = manifest.data
-    return {data["trie"]["file"], data["dawg"]["file"], *(e["file"] for e in data["adtdawg"]["files"])}
+@contextmanager
+def _opened(path: Path) -> Iterator[tuple[_Snapshot, str | None, Manifest | None, dict[str, list[str]]]]:
+    """The directory of `path` opened once, the file asked for (None: the whole build), the
+    manifest and the formats present (see `_available`); the directory closes after."""
+    if not path.exists():
+        raise DawgError(f"{path}: no such file or directory")
+    if path.is_dir():
+        snap, name = _Snapshot(path), None
+    else:
+        snap, name = _Snapshot(path.parent), None if path.name == MANIFEST_FILE else path.name
+    try:
+        manifest, found = _available(snap, name)
+        if not found:
+            raise DawgError(f"{path}: no lexicon here (no {MANIFEST_FILE}, {TRIE_FILE}, {DAWG_FILE} "
+                            f"or ADTDAWG part files)")
+        yield snap, name, manifest, found
+    finally:
+        snap.close()
 
 
-def _format_of_file(path: Path) -> str:
-    if path.name in ADT_FILES or path.name.startswith("Four_Part_"):
+def open_lexicon(path: str | Path, fmt: str | None = None) -> Lexicon:
+    """Open and validate a lexicon: a build directory, its manifest, a format file or reference parts.
+    Without `fmt`, a directory gives its trie, else its DAWG, else its ADTDAWG."""
+    path = Path(path)
+    if fmt is not None and fmt not in FORMATS:
+        raise DawgError(f"--format: unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    with _opened(path) as (snap, name, manifest, found):
+        if fmt is None:
+            fmt = next(iter(found))
+        elif fmt not in found:
+            raise DawgError(f"{path}: is a {next(iter(found))} file, not {fmt}" if name else
+                            f"{path}: no {fmt} lexicon here (holds {', '.join(found)})")
+        return _load(snap, fmt, found[fmt], manifest)
+
+
+def open_all(path: str | Path) -> tuple[Manifest | None, list[Lexicon]]:
+    """The manifest (if any) and every lexicon present at `path` (one file: that one), each opened
+    and validated, all from one snapshot of the directory."""
+    with _opened(Path(path)) as (snap, _, manifest, found):
+        return manifest, [_load(snap, fmt, names, manifest) for fmt, names in found.items()]
+
+
+def _format_of_file(snap: _Snapshot, name: str) -> str:
+    if name in ADT_FILES or name.startswith("Four_Part_"):
         return "adtdawg"
-    with open(path, "rb") as fh:
+    with reading(snap.path / name, "lexicon file"), snap.open(name) as fh:
         magic = fh.read(8)
     if magic == TRIE_MAGIC:
         return "trie"
     if magic == DAWG_MAGIC:
         return "dawg"
-    raise DawgError(f"{path}: not a lexicon file (unknown magic number)")
+    raise DawgError(f"{snap.path / name}: not a lexicon file (unknown magic number)")

@@ -1,0 +1,217 @@
+"""The build manifest: one schema check of every field, used by every reader.
+
+`parse_manifest` decodes `manifest.msgpack` and checks each field's type and
+range (bool is not an integer here), so that no command meets a value of the
+wrong kind later. The first bad field raises a one-line `DawgError` naming
+the manifest and the field, e.g. `build/x/manifest.msgpack: field
+source.sha256: expected a 64-digit hex string, got nil`. The checked
+manifest keeps only the fields described in docs/formats.md, in that order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import numpy as np
+
+from .charset import Charset
+from .errors import DawgError
+from .formats import HEADER, MANIFEST_VERSION, MAX_INDEX, AdtLayout
+
+MAX_LENGTH = int(np.iinfo(HEADER["max_length"]).max)  # 255: the headers store word lengths in one byte
+MAX_BYTES = 2**63 - 1
+
+Check = Callable[[Any, str], Any]
+
+
+class _Bad(Exception):
+    """A field that fails its check: its dotted name, what was expected, the value found."""
+
+    def __init__(self, name: str, expected: str, value: Any, missing: bool = False) -> None:
+        super().__init__(name)
+        self.name, self.expected, self.value, self.missing = name, expected, value, missing
+
+
+def _shown(value: Any) -> str:
+    """A short, one-line rendering of a msgpack value for an error message."""
+    if value is None:
+        return "nil"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value) if abs(value) < 10**12 else f"{value:.3e}"
+    if isinstance(value, float):
+        return f"the float {value!r}"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}" + ("..." if len(value) > 40 else "")
+    if isinstance(value, bytes):
+        return f"binary data ({len(value)} bytes)"
+    if isinstance(value, dict):
+        return f"a map of {len(value)} fields" if value else "an empty map"
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value)} items" if value else "an empty list"
+    return type(value).__name__
+
+
+def integer(lo: int, hi: int) -> Check:
+    def check(value, name):
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise _Bad(name, f"an integer {lo}..{hi}", value)
+        return value
+    return check
+
+
+def text(pattern: str, expected: str) -> Check:
+    regex = re.compile(pattern)
+
+    def check(value, name):
+        if not isinstance(value, str) or not regex.fullmatch(value):
+            raise _Bad(name, expected, value)
+        return value
+    return check
+
+
+def optional(inner: Check) -> Check:
+    def check(value, name):
+        return None if value is None else inner(value, name)
+    return check
+
+
+def fields(**schema: Check) -> Check:
+    """A map with exactly these fields checked (others are dropped)."""
+    def check(value, name):
+        if not isinstance(value, dict):
+            raise _Bad(name, "a map", value)
+        out = {}
+        for key, inner in schema.items():
+            child = f"{name}.{key}" if name else key
+            if key not in value:
+                raise _Bad(child, "", None, missing=True)
+            out[key] = inner(value[key], child)
+        return out
+    return check
+
+
+def list_of(inner: Check, length: int) -> Check:
+    def check(value, name):
+        if not isinstance(value, list) or len(value) != length:
+            raise _Bad(name, f"a list of {length} items", value)
+        return [inner(item, f"{name}[{i}]") for i, item in enumerate(value)]
+    return check
+
+
+def counts(value, name):
+    """A map of reason -> count, as `dropped` is."""
+    if not isinstance(value, dict):
+        raise _Bad(name, "a map", value)
+    for key in value:
+        if not isinstance(key, str) or not re.fullmatch(r"[a-z_]{1,40}", key):
+            raise _Bad(name, "reasons named in lower-case letters and '_'", key)
+    return {key: integer(0, MAX_BYTES)(v, f"{name}.{key}") for key, v in value.items()}
+
+
+def charset_letters(value, name):
+    if isinstance(value, str):
+        try:
+            return Charset(value).letters
+        except ValueError:
+            pass
+    raise _Bad(name, "letters a-z, distinct and in alphabetical order", value)
+
+
+# A file name the readers open inside the build directory: no path, no control characters.
+file_name = text(r"(?!\.\.?\Z)[^/\x00-\x1f\x7f]{1,255}", "a plain file name")
+sha256 = text(r"[0-9a-f]{64}", "a 64-digit hex string")
+size = integer(0, MAX_BYTES)
+index_count = integer(0, MAX_INDEX)
+file_entry = {"file": file_name, "bytes": size, "sha256": sha256}
+
+SCHEMA = fields(
+    manifest_version=integer(MANIFEST_VERSION, MANIFEST_VERSION),
+    tool=text(r"[^\x00-\x1f\x7f]{1,200}", "a one-line tool name"),
+    source=fields(name=text(r"[^/\x00-\x1f\x7f]{1,255}", "a file name"), sha256=sha256, bytes=size,
+                  lines=size, entries=size),
+    options=fields(charset=charset_letters, min_length=integer(1, MAX_LENGTH),
+                   max_length=optional(integer(1, MAX_LENGTH))),
+    charset=charset_letters,
+    words=integer(1, MAX_INDEX - 1),
+    max_length=integer(1, MAX_LENGTH),
+    dropped=counts,
+    trie=fields(**file_entry, nodes=index_count),
+    dawg=fields(**file_entry, states=index_count, edges=index_count),
+    adtdawg=fields(
+        files=list_of(fields(**file_entry), 4), bytes=size, nodes=index_count, child_sets=index_count,
+        wide_nodes=index_count,
+        layout=fields(letters=integer(1, 26), first_child_bits=integer(15, 32), child_set_bits=integer(11, 31),
+                      node_bytes=integer(4, 8), child_set_words=integer(1, 2)),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A checked manifest: `data` holds only the documented fields, each of its documented type."""
+
+    path: Path
+    data: dict
+
+    @property
+    def charset(self) -> Charset:
+        return Charset(self.data["charset"])
+
+    @property
+    def layout(self) -> AdtLayout:
+        lay = self.data["adtdawg"]["layout"]
+        return AdtLayout(lay["letters"], lay["first_child_bits"], lay["child_set_bits"])
+
+    def entry(self, fmt: str) -> dict:
+        return self.data[fmt]
+
+    def files(self, fmt: str) -> list[dict]:
+        """The file entries (file, bytes, sha256) of one format."""
+        return self.data["adtdawg"]["files"] if fmt == "adtdawg" else [self.data[fmt]]
+
+    def file_names(self) -> set[str]:
+        return {e["file"] for fmt in ("trie", "dawg", "adtdawg") for e in self.files(fmt)}
+
+
+def parse_manifest(path: Path, raw: bytes) -> Manifest:
+    """Decode and check a manifest's bytes; any problem is a DawgError naming `path` and the field."""
+    try:
+        data = msgpack.unpackb(raw, raw=False, strict_map_key=True)
+    except (ValueError, TypeError, msgpack.UnpackException):
+        raise DawgError(f"{path}: not a msgpack manifest (corrupt or foreign file)") from None
+    version = data.get("manifest_version") if isinstance(data, dict) else None
+    if type(version) is not int or version != MANIFEST_VERSION:
+        raise DawgError(f"{path}: manifest version {_shown(version)}, this reader knows {MANIFEST_VERSION}")
+    try:
+        checked = SCHEMA(data, "")
+    except _Bad as bad:
+        problem = "missing" if bad.missing else f"expected {bad.expected}, got {_shown(bad.value)}"
+        raise DawgError(f"{path}: field {bad.name}: {problem}") from None
+    _check_agreement(path, checked)
+    return Manifest(path, checked)
+
+
+def _check_agreement(path: Path, data: dict) -> None:
+    """Fields that restate others must agree; the ADTDAWG layout must be possible and agree with
+    the charset and its own derived sizes."""
+    if data["options"]["charset"] != data["charset"]:
+        raise DawgError(f"{path}: fields charset and options.charset differ "
+                        f"({data['charset']!r}, {data['options']['charset']!r})")
+    lay = data["adtdawg"]["layout"]
+    try:
+        layout = AdtLayout(lay["letters"], lay["first_child_bits"], lay["child_set_bits"])
+    except ValueError:
+        raise DawgError(f"{path}: field adtdawg.layout: impossible layout "
+                        f"(first_child_bits + child_set_bits must be at most 62)") from None
+    for key, derived in (("letters", len(data["charset"])), ("node_bytes", layout.node_bytes),
+                         ("child_set_words", layout.child_set_words)):
+        if lay[key] != derived:
+            raise DawgError(f"{path}: field adtdawg.layout.{key}: expected {derived} (from field "
+                            f"{'charset' if key == 'letters' else 'adtdawg.layout'}), got {lay[key]}")
