@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from boggle_dawg.solver import cli
+from boggle_dawg import solve_cli as cli
 from boggle_dawg.solver.lexicon import open_lexicon
 
 from clitools import build_small_lexicon

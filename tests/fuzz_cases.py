@@ -1,0 +1,559 @@
+"""Fuzz cases: base lexicons, boards, and corrupted copies of a build, each made from a spec.
+
+A spec is a small dict {"lexicon", "fmt", "kind", "seed"}: the same spec
+always makes the same bytes, so any failure replays from it. Kinds:
+
+  flip      random bit flips and byte writes in the format's files, checksums repaired
+  field     one or two fields (header, node, edge, count, child set, tracking number,
+            part count) set to a boundary value: 0, 1, v±1, n-1, n, n+1, 2^31-1, 2^31,
+            2^32-1, the field's maximum; checksums repaired
+  resize    truncation, extension, or a count changed together with the data it counts
+            (nodes added or removed, the wide/narrow split moved), checksums repaired
+  raw       flips and field edits with the checksums left wrong
+  splice    one file taken from another lexicon's build, manifest repaired
+  manifest  one manifest value replaced by a value of the wrong type or range, a key
+            removed or added, file names with NUL, '/', '..' or another format's file
+  hostile   a hand-built file of `adversarial.CATALOGUE` (seed picks which)
+
+Repaired cases keep the manifest (sizes and SHA-256 rewritten) and the header
+CRC-32 right, so that the structural checks are what rejects them; a quarter
+of them also lose the manifest, which sends the ADTDAWG of a JPA14 lexicon
+through the reference-layout reader.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgpack
+from adversarial import (
+    CATALOGUE,
+    make_hostile,
+    read_manifest_dict,
+    repair_crc,
+    repair_manifest,
+)
+
+from boggle_dawg.solver.formats import (
+    ADT_FILES,
+    DAWG_FILE,
+    HEADER,
+    MANIFEST_FILE,
+    TRIE_FILE,
+    AdtLayout,
+    child_set_fields,
+)
+
+KINDS = ("flip", "field", "resize", "raw", "splice", "manifest", "hostile")
+FORMATS = ("trie", "dawg", "adtdawg")
+
+# --- base lexicons ---------------------------------------------------------------------
+
+SMALL_WORDS = ["tea", "teas", "tease", "teased", "eat", "eats", "seat", "seated", "state", "stated", "quest",
+               "quests", "aqua", "equate", "tasted", "sated", "dates", "date", "dated", "ease", "eased", "tee",
+               "tees", "set", "sets", "test", "tests", "tested", "stead", "steed", "deed", "deeds"]
+JPA14_WEIGHTS = {"a": 8, "c": 3, "d": 4, "e": 12, "g": 2, "i": 7, "l": 4, "m": 3, "n": 7, "o": 7, "p": 3,
+                 "r": 6, "s": 7, "t": 9}
+
+
+def random_words(count: int, seed: int) -> list[str]:
+    """Distinct random words over the JPA14 letters, 3 to 12 letters long."""
+    rng = random.Random(seed)
+    letters, weights = zip(*JPA14_WEIGHTS.items())
+    words: set[str] = set()
+    while len(words) < count:
+        words.add("".join(rng.choices(letters, weights, k=rng.choice([3, 4, 4, 5, 5, 6, 6, 7, 8, 9, 12]))))
+    return sorted(words)
+
+
+def q_words(seed: int) -> list[str]:
+    """Words with 'qu' (the Qu die) among ordinary ones, some of them 16 to 20 letters long."""
+    rng = random.Random(seed)
+    alphabet = "abcdefghijklmnoprstuvwxyz"
+    words = set(SMALL_WORDS) | {"quiz", "queen", "quest", "equal", "squire", "quququ", "aquaqua", "quote",
+                                "tranquil", "quintessentially", "unquestionableness", "quadrilateralquest"}
+    while len(words) < 400:
+        core = "".join(rng.choices(alphabet, k=rng.randint(2, 9)))
+        cut = rng.randrange(len(core) + 1)
+        words.add(core[:cut] + "qu" + core[cut:] if rng.random() < 0.5 else core + "s" * rng.randint(1, 2))
+        if rng.random() < 0.05:
+            words.add("".join(rng.choices(alphabet, k=rng.randint(16, 20))))
+    return sorted(words)
+
+
+LEXICONS = {  # name -> (words, charset)
+    "small": (lambda: SMALL_WORDS, "26"),
+    "random2k": (lambda: random_words(2000, 7), "14"),
+    "qwords": (lambda: q_words(11), "26"),
+}
+
+
+def build_lexicons(directory: Path) -> dict[str, Path]:
+    """Build every base lexicon under directory (once); name -> build directory."""
+    from boggle_dawg.compiler.build import build_lexicon
+    from boggle_dawg.solver.charset import parse_charset
+
+    directory.mkdir(parents=True, exist_ok=True)
+    builds = {}
+    for name, (words, charset) in LEXICONS.items():
+        out = directory / name
+        if not (out / MANIFEST_FILE).is_file():
+            source = directory / f"{name}.txt"
+            source.write_text("\n".join(words()) + "\n")
+            build_lexicon(source, parse_charset(charset), out)
+        builds[name] = out
+    return builds
+
+
+# --- boards -------------------------------------------------------------------------
+
+SIZES = ((2, 2), (3, 3), (4, 4), (5, 5), (3, 5), (6, 6), (7, 7), (8, 8), (4, 4), (5, 5))
+
+
+def boards_for(letters: str, words: list[str], seed: int) -> list[str]:
+    """One board of every size 2x2..8x8 (and 3x5), with a few lexicon words planted along
+    paths so that boards score, some two-letter faces '(th)' and blanks '.'; and a 5x5
+    board of the first letter only and a 2x4 board of the second and third."""
+    rng = random.Random(seed)
+    vowels = [ch for ch in letters if ch in "aeiou"] or list(letters)
+    pair_letters = [ch for ch in letters if ch != "q"] or ["a"]  # 'q' only appears as the Qu die
+    boards = []
+    for rows, cols in SIZES:
+        cells = []
+        for _ in range(rows * cols):
+            roll = rng.random()
+            if roll < 0.06:
+                cells.append(f"({rng.choice(pair_letters)}{rng.choice(pair_letters)})")
+            elif roll < 0.11:
+                cells.append(".")
+            else:
+                cells.append(rng.choice(vowels) if rng.random() < 0.4 else rng.choice(letters))
+        for _ in range(rng.randint(1, 3)):
+            _plant(cells, rows, cols, rng.choice(words).replace("qu", "q"), rng)
+        text = "".join(cells) if rows == cols else \
+            "/".join("".join(cells[r * cols:(r + 1) * cols]) for r in range(rows))
+        boards.append(text)
+    boards.append(letters[0] * 25)  # hand-built cycles and word-less ladders use letters[0]
+    one, two = letters[1:3] if len(letters) > 2 else (letters[0], letters[0])
+    boards.append(f"{one}{two}{one}{two}/{two}{one}{two}{one}")  # counting ladders use letters 1 and 2
+    return boards
+
+
+def _plant(cells: list[str], rows: int, cols: int, word: str, rng: random.Random) -> None:
+    """Write a word's letters along a random self-avoiding path (as far as the path goes)."""
+    cell = rng.randrange(rows * cols)
+    seen = set()
+    for letter in word:
+        cells[cell] = letter
+        seen.add(cell)
+        r, c = divmod(cell, cols)
+        around = [(r + dr) * cols + c + dc for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                  if 0 <= r + dr < rows and 0 <= c + dc < cols and (r + dr) * cols + c + dc not in seen]
+        if not around:
+            return
+        cell = rng.choice(around)
+
+
+# --- fields of each format -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    """`width` bits at bit `shift` of the little-endian integer of `size` bytes at `offset`."""
+
+    file: str
+    offset: int
+    size: int
+    shift: int
+    width: int
+    bound: int   # the count this field indexes or must agree with (for n-1, n, n+1)
+    label: str
+
+    def read(self, data: bytes | bytearray) -> int:
+        word = int.from_bytes(data[self.offset:self.offset + self.size], "little")
+        return (word >> self.shift) & ((1 << self.width) - 1)
+
+    def write(self, data: bytearray, value: int) -> None:
+        end = min(self.offset + self.size, len(data))
+        if end <= self.offset:
+            return
+        word = int.from_bytes(data[self.offset:end], "little")
+        mask = ((1 << self.width) - 1) << self.shift
+        word = (word & ~mask) | ((value << self.shift) & mask)
+        data[self.offset:end] = (word & ((1 << (8 * (end - self.offset))) - 1)).to_bytes(end - self.offset, "little")
+
+
+def _u(data: bytes, offset: int, size: int) -> int:
+    return int.from_bytes(data[offset:offset + size], "little") if len(data) >= offset + size else 0
+
+
+def header_fields(name: str, data: bytes) -> list[Field]:
+    out = []
+    for key in HEADER.names:
+        dtype, offset = HEADER.fields[key][:2]
+        if key not in ("magic", "charset"):
+            out.append(Field(name, offset, dtype.itemsize, 0, 8 * dtype.itemsize, _u(data, 40, 4), f"header.{key}"))
+    return out
+
+
+def node_fields(name: str, offset: int, index: int, bound: int, what: str) -> list[Field]:
+    at = offset + 8 * index
+    return [Field(name, at, 8, 0, 32, bound, f"{what}.first"), Field(name, at, 8, 32, 26, bound, f"{what}.mask"),
+            Field(name, at, 8, 58, 5, bound, f"{what}.reserved"), Field(name, at, 8, 63, 1, bound, f"{what}.eow")]
+
+
+def trie_fields(data: bytes, rng: random.Random) -> list[Field]:
+    n = max(1, (len(data) - HEADER.itemsize) // 8)
+    return header_fields(TRIE_FILE, data) + node_fields(TRIE_FILE, 64, rng.randrange(n), n, "node")
+
+
+def dawg_fields(data: bytes, rng: random.Random) -> list[Field]:
+    n, e = max(1, _u(data, 44, 4)), _u(data, 48, 4)
+    fields = header_fields(DAWG_FILE, data) + node_fields(DAWG_FILE, 64, rng.randrange(n), e, "state")
+    counts_at = 64 + 8 * n + 8 * e
+    fields.append(Field(DAWG_FILE, counts_at + 4 * rng.randrange(n), 4, 0, 32, _u(data, 40, 4), "count"))
+    if e:
+        at = 64 + 8 * n + 8 * rng.randrange(e)
+        fields += [Field(DAWG_FILE, at, 8, 0, 32, n, "edge.child"), Field(DAWG_FILE, at, 8, 32, 32, _u(data, 40, 4), "edge.skip")]
+    return fields
+
+
+def case_layout(case: Path) -> AdtLayout:
+    """The ADTDAWG layout the manifest declares (the reference layout without one)."""
+    try:
+        layout = read_manifest_dict(case)["adtdawg"]["layout"]
+        return AdtLayout(layout["letters"], layout["first_child_bits"], layout["child_set_bits"])
+    except Exception:  # noqa: BLE001 (a mangled manifest: read as the reference layout)
+        return AdtLayout()
+
+
+def adt_fields(parts: list[bytes], layout: AdtLayout, rng: random.Random) -> list[Field]:
+    p1, p2, p3, p4 = ADT_FILES
+    n, m, k = _u(parts[0], 0, 4), _u(parts[1], 0, 8), _u(parts[2], 0, 4)
+    nb, f, c = layout.node_bytes, layout.first_child_bits, layout.child_set_bits
+    fields = [Field(p1, 0, 4, 0, 32, n, "part1.count"), Field(p2, 0, 8, 0, 64, m, "part2.count"),
+              Field(p3, 0, 4, 0, 32, k, "part3.count")]
+    if n:
+        at = 4 + nb * rng.randrange(n)
+        fields += [Field(p1, at, nb, 0, f, n, "node.first_child"), Field(p1, at, nb, f, c, m, "node.child_set"),
+                   Field(p1, at, nb, f + c, 1, 1, "node.eow"),
+                   Field(p1, at, nb, f + c + 1, 8 * nb - f - c - 1, 1, "node.beyond_eow")]
+    if m:
+        word, shift, width = child_set_fields(layout.letters)
+        letter = rng.randrange(layout.letters)
+        at = 8 + 8 * (rng.randrange(m) * layout.child_set_words + int(word[letter]))
+        fields.append(Field(p2, at, 8, int(shift[letter]), int(width[letter]), layout.letters, "child_set.position"))
+        end = int(shift[-1] + width[-1])
+        if layout.child_set_words == 1 and end < 64:
+            fields.append(Field(p2, at, 8, end, 64 - end, 1, "child_set.spare_bits"))
+    if k:
+        fields.append(Field(p3, 4 + 4 * rng.randrange(k), 4, 0, 32, _u(parts[2], 4, 4), "tracking.wide"))
+    if n > k:
+        fields.append(Field(p4, rng.randrange(n - k), 1, 0, 8, 255, "tracking.narrow"))
+    return fields
+
+
+def boundary_value(field: Field, current: int, rng: random.Random) -> int:
+    top = (1 << field.width) - 1
+    choices = [0, 1, current - 1, current + 1, field.bound - 1, field.bound, field.bound + 1, top,
+               1 << (field.width - 1), (1 << (field.width - 1)) - 1, 2**31 - 1, 2**31, 2**32 - 1,
+               rng.getrandbits(field.width)]
+    return rng.choice(choices) & top
+
+
+def byte_string_edit(data: bytearray, rng: random.Random) -> str:
+    """Magic number or charset of a trie/DAWG header set to something almost right."""
+    if rng.random() < 0.4:
+        data[0:8] = rng.choice([b"BOGDAWG\0", b"BOGTRIE\0", b"bogtrie\0", b"BOGTRIE1", bytes(8), b"\xff" * 8])
+        return "header.magic"
+    letters = bytearray(data[12:38].rstrip(b"\0"))
+    edit = rng.choice(["lower", "duplicate", "swap", "nul", "high", "drop", "add", "empty"])
+    if edit == "lower":
+        letters = letters.lower()
+    elif edit == "duplicate" and letters:
+        letters[-1:] = letters[:1] + letters[-1:]
+    elif edit == "swap" and len(letters) > 1:
+        letters[0], letters[1] = letters[1], letters[0]
+    elif edit == "nul" and len(letters) > 2:
+        letters[1] = 0
+    elif edit == "high" and letters:
+        letters[0] = 0xC9
+    elif edit == "drop":
+        letters = letters[:-1]
+    elif edit == "add":
+        letters += b"Z" if b"Z" not in letters else b"["
+    else:
+        letters = bytearray()
+    data[12:38] = bytes(letters[:26]).ljust(26, b"\0")
+    return f"header.charset.{edit}"
+
+
+# --- mutations ----------------------------------------------------------------------------
+
+
+def format_files(fmt: str) -> tuple[str, ...]:
+    return {"trie": (TRIE_FILE,), "dawg": (DAWG_FILE,), "adtdawg": ADT_FILES}[fmt]
+
+
+def flip(case: Path, fmt: str, rng: random.Random) -> str:
+    name = rng.choice(format_files(fmt))
+    data = bytearray((case / name).read_bytes())
+    edits = rng.randint(1, 8)
+    for _ in range(edits):
+        if not data:
+            break
+        at = rng.randrange(len(data))
+        if rng.random() < 0.7:
+            data[at] ^= 1 << rng.randrange(8)
+        else:
+            data[at] = rng.choice([0, 0xFF, 0x80, 0x7F, rng.randrange(256)])
+    (case / name).write_bytes(bytes(data))
+    return f"{name}: {edits} flips"
+
+
+def field_edit(case: Path, fmt: str, rng: random.Random) -> str:
+    done = []
+    for _ in range(rng.choice([1, 1, 1, 2])):
+        if fmt == "adtdawg":
+            parts = [(case / n).read_bytes() for n in ADT_FILES]
+            fields = adt_fields(parts, case_layout(case), rng)
+        else:
+            name = format_files(fmt)[0]
+            data = (case / name).read_bytes()
+            if rng.random() < 0.12:
+                buf = bytearray(data)
+                done.append(byte_string_edit(buf, rng))
+                (case / name).write_bytes(bytes(buf))
+                continue
+            fields = (trie_fields if fmt == "trie" else dawg_fields)(data, rng)
+        field = rng.choice(fields)
+        data = bytearray((case / field.file).read_bytes())
+        value = boundary_value(field, field.read(data), rng)
+        field.write(data, value)
+        (case / field.file).write_bytes(bytes(data))
+        done.append(f"{field.label}@{field.offset}={value}")
+    return ", ".join(done)
+
+
+def resize(case: Path, fmt: str, rng: random.Random) -> str:
+    mode = rng.choice(["truncate", "extend", "grow", "shrink", "split"] if fmt == "adtdawg"
+                      else ["truncate", "extend", "grow", "shrink"])
+    if mode in ("truncate", "extend"):
+        name = rng.choice(format_files(fmt))
+        data = (case / name).read_bytes()
+        if mode == "truncate":
+            data = data[:rng.choice([0, 1, 4, 8, 63, 64, 65, rng.randrange(len(data) + 1), len(data) - 1])]
+        else:
+            data += bytes(rng.randrange(256) for _ in range(rng.choice([1, 4, 8, 16, 64])))
+        (case / name).write_bytes(data)
+        return f"{name}: {mode} to {len(data)} bytes"
+    k = rng.choice([1, 1, 2, 5])
+    if fmt == "trie":
+        return _resize_counted(case, TRIE_FILE, 44, 64, 8, k if mode == "grow" else -k, rng)
+    if fmt == "dawg":
+        data = bytearray((case / DAWG_FILE).read_bytes())
+        n, e = _u(data, 44, 4), _u(data, 48, 4)
+        end_edges = 64 + 8 * n + 8 * e
+        if mode == "grow":
+            data[end_edges:end_edges] = _words(rng, k, 8)
+            e += k
+        else:
+            k = min(k, e)
+            del data[end_edges - 8 * k:end_edges]
+            e -= k
+        data[48:52] = e.to_bytes(4, "little")
+        (case / DAWG_FILE).write_bytes(bytes(data))
+        return f"{DAWG_FILE}: edges {mode} by {k}"
+    layout = case_layout(case)
+    p1, p4 = bytearray((case / ADT_FILES[0]).read_bytes()), bytearray((case / ADT_FILES[3]).read_bytes())
+    p3 = bytearray((case / ADT_FILES[2]).read_bytes())
+    n, kw = _u(p1, 0, 4), _u(p3, 0, 4)
+    if mode == "split":  # move the wide/narrow boundary K by one, keeping every tracking number
+        if rng.random() < 0.5 and p4:
+            p3 += int(p4[0]).to_bytes(4, "little")
+            del p4[0]
+            kw += 1
+        elif kw:
+            value = _u(p3, 4 + 4 * (kw - 1), 4)
+            del p3[-4:]
+            p4[0:0] = bytes([value & 0xFF])
+            kw -= 1
+        p3[0:4] = kw.to_bytes(4, "little")
+        (case / ADT_FILES[2]).write_bytes(bytes(p3))
+        (case / ADT_FILES[3]).write_bytes(bytes(p4))
+        return f"adtdawg: wide nodes K -> {kw}"
+    if mode == "grow":
+        p1 += _words(rng, k, layout.node_bytes)
+        p4 += bytes(rng.choice([0, rng.randrange(256)]) for _ in range(k))
+        n += k
+    else:
+        k = min(k, n)
+        del p1[len(p1) - k * layout.node_bytes:]
+        del p4[max(0, len(p4) - k):]
+        n -= k
+    p1[0:4] = n.to_bytes(4, "little")
+    (case / ADT_FILES[0]).write_bytes(bytes(p1))
+    (case / ADT_FILES[3]).write_bytes(bytes(p4))
+    return f"adtdawg: nodes {mode} by {k}"
+
+
+def _words(rng: random.Random, count: int, size: int) -> bytes:
+    """`count` words of `size` bytes: zeros, or copies of random small numbers, or random bits."""
+    style = rng.choice(["zero", "small", "random"])
+    out = b""
+    for _ in range(count):
+        value = 0 if style == "zero" else rng.randrange(64) if style == "small" else rng.getrandbits(8 * size)
+        out += value.to_bytes(size, "little")
+    return out
+
+
+def _resize_counted(case: Path, name: str, count_at: int, body_at: int, size: int, by: int,
+                    rng: random.Random) -> str:
+    data = bytearray((case / name).read_bytes())
+    n = _u(data, count_at, 4)
+    if by > 0:
+        data += _words(rng, by, size)
+    else:
+        by = -min(-by, n)
+        del data[len(data) + by * size:]
+    data[count_at:count_at + 4] = (n + by).to_bytes(4, "little")
+    (case / name).write_bytes(bytes(data))
+    return f"{name}: count {n} -> {n + by} with data"
+
+
+def splice(case: Path, fmt: str, rng: random.Random, builds: dict[str, Path], own: str) -> str:
+    other = rng.choice([name for name in builds if name != own])
+    name = rng.choice(format_files(fmt))
+    shutil.copyfile(builds[other] / name, case / name)
+    return f"{name} from {other}"
+
+
+# --- manifests ------------------------------------------------------------------------------
+
+DELETE = object()  # a manifest edit that removes the key
+BAD_VALUES = [None, {}, [], "str", "", 1.5, float("nan"), float("inf"), True, False, -1, 0, 2**63, 2**64 - 1,
+              -2**63, b"\x00bytes", [1, 2], {"x": 1}]
+BAD_FILE_NAMES = ["trie\0.bin", "a/b.bin", "../trie.bin", "/etc/hostname", ".", "", "missing.bin", "x" * 5000,
+                  "dawg.bin", "trie.bin", "adtdawg-1.dat", "manifest.msgpack"]
+LAYOUT_VALUES = [15.0, "15", 14, 16, 32, 33, 31, 62, 0, 1, 18, 19, 26, 27, 4, 8]
+
+
+def manifest_paths(value, prefix=()) -> list[tuple]:
+    """Every key path of a manifest, containers included."""
+    paths = []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in items:
+        paths.append(prefix + (key,))
+        paths += manifest_paths(child, prefix + (key,))
+    return paths
+
+
+def manifest_edits(base: dict) -> list[tuple[tuple, object]]:
+    """Every (key path, replacement) the manifest cases try; replacement DELETE removes the key."""
+    edits: list[tuple[tuple, object]] = []
+    for path in manifest_paths(base):
+        edits += [(path, value) for value in BAD_VALUES + [DELETE]]
+        if path[-1] == "file":
+            edits += [(path, name) for name in BAD_FILE_NAMES]
+        if "layout" in path and len(path) == 3:
+            edits += [(path, value) for value in LAYOUT_VALUES]
+        if path[-1] in ("charset", "words", "max_length", "manifest_version"):
+            edits += [(path, value) for value in ["ABC", "ba", "aab", "abc\0", 255, 256, 2**31, 2**32, 1, 2]]
+    edits += [((), value) for value in [None, [], 1, "manifest", b"\x01", {1: 2}]]
+    edits += [(("extra",), {"unknown": True}), (("adtdawg", "files"), [])]
+    return edits
+
+
+
+def mangle_manifest(case: Path, index: int) -> str:
+    """Apply one manifest edit to the case's manifest: consecutive indexes stride through the
+    edits (7919 is prime to their count), so any run of them spreads over many keys and
+    len(edits) consecutive ones try every edit."""
+    edits = manifest_edits(msgpack.unpackb((case / MANIFEST_FILE).read_bytes(), raw=False))
+    return set_manifest_value(case, *edits[index * 7919 % len(edits)])
+
+
+def set_manifest_value(case: Path, key_path: tuple, value) -> str:
+    path = case / MANIFEST_FILE
+    manifest = msgpack.unpackb(path.read_bytes(), raw=False)
+    if not key_path:
+        manifest = value
+    else:
+        node = manifest
+        for key in key_path[:-1]:
+            node = node[key]
+        if value is DELETE:
+            del node[key_path[-1]]
+        else:
+            node[key_path[-1]] = value
+    path.write_bytes(msgpack.packb(manifest, use_bin_type=True))
+    shown = "deleted" if value is DELETE else repr(value)[:40]
+    return f"manifest {'.'.join(map(str, key_path)) or '<root>'} = {shown}"
+
+
+# --- making a case ------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    fmt: str
+    path: Path        # what to open
+    expected: str     # "either", "reject" or "same"
+    what: str         # the mutation, for the report
+
+
+def make_case(spec: dict, builds: dict[str, Path], directory: Path) -> Case:
+    """Write the case of `spec` into directory (which must not exist)."""
+    rng = random.Random(f"{spec['lexicon']}/{spec['fmt']}/{spec['kind']}/{spec['seed']}")
+    kind, fmt, build = spec["kind"], spec["fmt"], builds[spec["lexicon"]]
+    if kind == "hostile":
+        name = sorted(CATALOGUE)[spec["seed"] % len(CATALOGUE)]
+        fmt, expected, path = make_hostile(name, directory, build)
+        return Case(fmt, path, expected, name)
+    shutil.copytree(build, directory)
+    if kind == "manifest":
+        return Case(fmt, directory, "either", mangle_manifest(directory, spec["seed"]))
+    if kind == "splice":
+        what = splice(directory, fmt, rng, builds, spec["lexicon"])
+    elif kind == "resize":
+        what = resize(directory, fmt, rng)
+    elif kind == "field":
+        what = field_edit(directory, fmt, rng)
+    else:
+        what = (flip if kind == "flip" or rng.random() < 0.5 else field_edit)(directory, fmt, rng)
+    if kind != "raw":
+        for name in (TRIE_FILE, DAWG_FILE):
+            if name in format_files(fmt) and not ("header.crc32" in what and rng.random() < 0.5):
+                repair_crc(directory / name)
+        repair_manifest(directory)
+    if rng.random() < 0.25:
+        (directory / MANIFEST_FILE).unlink()
+        what += " (no manifest)"
+    path = directory
+    if fmt != "adtdawg" and rng.random() < 0.2:
+        path = directory / format_files(fmt)[0]
+        what += f" (opened as {path.name})"
+    return Case(fmt, path, "either", what)
+
+
+def specs(count: int, first_seed: int = 0, kinds=KINDS, formats=FORMATS, lexicons=tuple(LEXICONS)) -> list[dict]:
+    """`count` specs cycling through kinds, formats and lexicons (seeds first_seed, first_seed+1, ...)."""
+    out = []
+    for i in range(count):
+        seed = first_seed + i
+        out.append({"kind": kinds[i % len(kinds)], "fmt": formats[(i // len(kinds)) % len(formats)],
+                    "lexicon": lexicons[(i // (len(kinds) * len(formats))) % len(lexicons)], "seed": seed})
+    return out
+
+
+def spec_text(spec: dict) -> str:
+    """A spec as one token, for reports and --replay: kind/fmt/lexicon/seed."""
+    return f"{spec['kind']}/{spec['fmt']}/{spec['lexicon']}/{spec['seed']}"
+
+
+def parse_spec(text: str) -> dict:
+    kind, fmt, lexicon, seed = text.split("/")
+    return {"kind": kind, "fmt": fmt, "lexicon": lexicon, "seed": int(seed)}
