@@ -40,6 +40,7 @@ SOLVER_CLI = [sys.executable, "-m", "solver.cli"]
 COMPILER_CLI = [sys.executable, "-m", "compiler.cli"]
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 # Environment variables that change what is measured; the conditions list those that are set.
 RELEVANT_ENV = ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONOPTIMIZE", "NUMBA_NUM_THREADS",
@@ -236,8 +237,8 @@ def _settled(series: Series, repeats: Repeats) -> bool:
     return (max(medians) - min(medians)) <= repeats.tolerance * statistics.median(medians)
 
 
-def measure_interleaved(measurements: Mapping[str, Callable[[], Run]], repeats: Repeats,
-                        report: Callable[[str], None] | None = None) -> dict[str, Series]:
+def measure_interleaved(measurements: Mapping[K, Callable[[], Run]], repeats: Repeats,
+                        report: Callable[[str], None] | None = None) -> dict[K, Series]:
     """Run every measurement once per round, in a rotating order, until each has settled or
     `max_runs` rounds are done. Interleaving spreads any change of load over all of them alike,
     so their ratios hold even on a busy machine."""
@@ -281,6 +282,15 @@ def timed_process(command: list[str], output: BinaryIO | None = None) -> Run:
             sys.exit(f"benchmark command failed with status {process.returncode}: {shlex.join(command)}"
                      + (f": {tail[0]}" if tail else ""))
     return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024)
+
+
+def measure_commands(commands: Mapping[K, list[str]], repeats: Repeats) -> dict[K, Series]:
+    """`measure_interleaved` of commands, each in a fresh process, after one untimed run of each
+    (which warms the OS file cache and fails early on a broken command); progress on stderr."""
+    for command in commands.values():
+        timed_process(command)
+    return measure_interleaved({key: (lambda c=command: timed_process(c)) for key, command in commands.items()},
+                               repeats, lambda line: print(line, file=sys.stderr))
 
 
 def runs_cell(series: Series, repeats: Repeats) -> str:

@@ -24,13 +24,12 @@ from common import (
     Conditions,
     add_options,
     load_average,
-    measure_interleaved,
+    measure_commands,
     publish,
     repeats_from,
     runs_cell,
     shared,
     stats_cells,
-    timed_process,
 )
 
 BUILDS = [("twl06.txt", "26"), ("sowpods.txt", "26"), ("twl06.txt", "14"), ("yawl.txt", "26")]
@@ -54,10 +53,7 @@ def main() -> None:
         before = load_average()
         commands = {(name, charset): build_command(shared("lexicons", name), charset, out)
                     for (name, charset), out in outs.items()}
-        for command in commands.values():  # warm the OS file cache and the compiled-code cache
-            timed_process(command)
-        series = measure_interleaved({key: (lambda c=command: timed_process(c)) for key, command in commands.items()},
-                                     repeats, lambda line: print(line, file=sys.stderr))
+        series = measure_commands(commands, repeats)
         after = load_average()
         manifests = {key: msgpack.unpackb((out / "manifest.msgpack").read_bytes()) for key, out in outs.items()}
     conditions.finish()
@@ -66,9 +62,10 @@ def main() -> None:
         "# Compiler benchmark", "",
         conditions.header(), "",
         (f"`dawgc build LIST --charset N` (as `python -m compiler.cli build LIST --charset N --out DIR "
-         f"--quiet`: all three formats and the manifest) in a fresh process, {repeats.describe()}; every round "
-         "builds each list once, in rotating order, after one untimed build of each. Wall seconds include interpreter start and imports; CPU is "
-         "user + system seconds (median); peak memory is the largest max RSS of all runs."), "",
+         f"--quiet`: all three formats and the manifest) in a fresh process, {repeats.describe()}; every "
+         "round builds each list once, in rotating order, after one untimed build of each. Wall seconds "
+         "include interpreter start and imports; CPU is user + system seconds (median); peak memory is the "
+         "largest max RSS of all runs."), "",
         "| list | charset | words | min s | median s | max s | spread | runs | CPU s | peak MiB |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -76,7 +73,8 @@ def main() -> None:
         seconds, cpu = s.seconds(), s.cpu_seconds()
         peak = max(r.peak_bytes for r in s.runs)
         lines.append(f"| {name} | {charset} | {manifests[(name, charset)]['words']:,} | "
-                     f"{stats_cells(seconds, '{:.2f}')} | {runs_cell(s, repeats)} | {cpu.median:.2f} | {peak / 2**20:.0f} |")
+                     f"{stats_cells(seconds, '{:.2f}')} | {runs_cell(s, repeats)} | {cpu.median:.2f} | "
+                     f"{peak / 2**20:.0f} |")
         print(f"{name} --charset {charset}: {seconds.median:.2f} s median ({seconds.min:.2f}-{seconds.max:.2f}), "
               f"{peak / 2**20:.0f} MiB", file=sys.stderr)
     lines += [

@@ -143,7 +143,7 @@ def main() -> None:
             scaling = ""
             if jobs == 2:
                 scaling = f"{rates.median / series[(name, 1)].rates(len(boards)).median:.2f}"
-                lines.append(f"| {name} | {jobs} | {stats_cells(rates)} | {runs_cell(s, repeats)} | "
+            lines.append(f"| {name} | {jobs} | {stats_cells(rates)} | {runs_cell(s, repeats)} | "
                          f"{'' if share is None else f'{share:.2f}'} | {rates.median / bar:.2f}x | {scaling} |")
             print(f"  {name}, {jobs} job(s): {rates.median:,.0f} boards/s median "
                   f"({rates.min:,.0f}-{rates.max:,.0f})", file=sys.stderr)

@@ -30,7 +30,7 @@ from common import (
     Conditions,
     add_options,
     load_average,
-    measure_interleaved,
+    measure_commands,
     publish,
     repeats_from,
     runs_cell,
@@ -82,12 +82,8 @@ def main() -> None:
         "one board, reference": (f"python -m solver.cli ../shared/reference/jpa14 {BOARD}",
                                  [*SOLVER_CLI, str(reference), BOARD]),
     }
-    for _, command in commands.values():  # warm the OS file cache; fail early on a broken command
-        timed_process(command)
-
     before = load_average()
-    series = measure_interleaved({name: (lambda c=command: timed_process(c)) for name, (_, command) in commands.items()},
-                                 repeats, lambda line: print(line, file=sys.stderr))
+    series = measure_commands({name: command for name, (_, command) in commands.items()}, repeats)
     after = load_average()
     conditions.finish()
 
@@ -99,17 +95,20 @@ def main() -> None:
         "runs each command once, in rotating order, so all of them see the same load. The OS file cache "
         "is warm (each command ran once before timing); one board needs no compiled code (no numba). "
         "TWL06-26 is our build of `../shared/lexicons/twl06.txt` (`python -m compiler.cli build ... --out "
-        "TWL06-26`, every format; the CLI opens the default, the trie). The ratios divide medians; CPU is "
-        "user + system seconds, median; its ratio moves less with the load than the wall time's."), "",
-        "| command | min s | median s | max s | spread | runs | CPU s | median / numpy floor | CPU / numpy floor |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "TWL06-26`, every format; the CLI opens the default, the trie). The last four columns divide "
+        "each command's min, median and max wall time and its median CPU time (user + system seconds) by "
+        "those of the numpy floor; the CPU ratio moves least with the load."), "",
+        ("| command | min s | median s | max s | spread | runs | CPU s | / numpy floor: min | median | max "
+         "| CPU |"),
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, (shown, _) in commands.items():
         s = series[name]
         seconds = s.seconds()
         cpu = s.cpu_seconds()
         lines.append(f"| `{shown}` | {stats_cells(seconds, '{:.3f}')} | {runs_cell(s, repeats)} | "
-                     f"{cpu.median:.3f} | {seconds.median / floor.median:.2f}x | {cpu.median / floor_cpu.median:.2f}x |")
+                     f"{cpu.median:.3f} | {seconds.min / floor.min:.2f}x | {seconds.median / floor.median:.2f}x | "
+                     f"{seconds.max / floor.max:.2f}x | {cpu.median / floor_cpu.median:.2f}x |")
         print(f"{name}: {seconds.median:.3f} s median ({seconds.min:.3f}-{seconds.max:.3f})", file=sys.stderr)
     imports = series["imports"].seconds().median - series["interpreter floor"].seconds().median
     board = series["one board, TWL06"].seconds().median

@@ -32,7 +32,8 @@ from common import (
     timed_process,
 )
 
-SUMMARY = re.compile(r"^=*\s*(\d+ (passed|failed|skipped|error|errors|deselected|xfailed|xpassed).*?)\s*=*$", re.MULTILINE)
+SUMMARY = re.compile(r"^=*\s*(\d+ (passed|failed|skipped|errors?|deselected|xfailed|xpassed).*?)\s*=*$",
+                     re.MULTILINE)
 LOAD_SAMPLE_SECONDS = 5.0
 
 
@@ -83,12 +84,14 @@ def main() -> None:
         "# Test-suite time", "",
         conditions.header(), "",
         (f"Each row is one run of `{shown}` from the repository root, with CI "
-         f"{'=' + os.environ['CI'] if os.environ.get('CI') else 'unset'}. Wall time is what a developer waits; CPU is user + "
-         "system seconds of pytest and every process it waited for; CPU/wall above 1 means the suite used "
-         f"more than one core, below 1 that it waited (for a core, a sleep or I/O). The 1-minute load average is sampled every {LOAD_SAMPLE_SECONDS:g} s during "
-         f"the run (it includes the suite itself); on {os.cpu_count()} cores, a load above "
-         f"{os.cpu_count()} means something waited for a core."), "",
-        "| run | wall s | CPU s | CPU/wall | load before | load during (mean / max, 1 min) | load after | pytest summary |",
+         f"{'=' + os.environ['CI'] if os.environ.get('CI') else 'unset'}. Wall time is what a developer "
+         "waits; CPU is user + system seconds of pytest and every process it waited for; CPU/wall above 1 "
+         "means the suite used more than one core, below 1 that it waited (for a core, a sleep or I/O). "
+         f"The 1-minute load average is sampled every {LOAD_SAMPLE_SECONDS:g} s during the run (it includes "
+         f"the suite itself); on {os.cpu_count()} cores, a load above {os.cpu_count()} means something "
+         "waited for a core."), "",
+        ("| run | wall s | CPU s | CPU/wall | load before | load during (mean / max, 1 min) | load after "
+         "| pytest summary |"),
         "|---:|---:|---:|---:|---|---|---|---|",
     ]
     for number, (run, before, after, samples, summary) in enumerate(rows, 1):
