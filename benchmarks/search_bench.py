@@ -33,12 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
-from common import REPO, machine, shared
 from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.solver.board import Shape
 from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.search import METHODS, Budget, search
+
+from common import REPO, machine, shared
 
 
 def _search(lex, *args, jobs=1, **kwargs):

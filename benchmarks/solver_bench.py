@@ -1,76 +1,103 @@
-"""Boards per second of the solver, per format and --jobs, beside native baselines in the same run.
+"""Boards per second of the solver, per format and jobs, beside native baselines in the same run.
 
-Run from the repository root: python benchmarks/solver_bench.py [--runs 3]
-Writes benchmarks/results/solver.md.
+Run from the repository root:
+    python benchmarks/solver_bench.py            # writes benchmarks/results/solver.md (about 3-5 minutes)
+    python benchmarks/solver_bench.py --quick    # smoke run: 2 runs, 2,000 boards, prints the tables
 
 Workloads (PRODUCT.md, issue 3):
   (a) ../shared/reference/jpa14/random10k.txt with the JPA14 ADTDAWG
       (the reference files and our build of TWL06 at --charset 14);
   (b) ../shared/bench/dice4x4-10k.txt and dice5x5-10k.txt with full TWL06.
-Figures are the best of N runs of `Lexicon.score_many` on the board strings
-(parsing included, compiled code already loaded), one job and two. The C and
-C++ baselines in benchmarks/baselines (our own implementations of the seed-000
-ADTDAWG solver and of a classic 26-way trie solver) run on the same boards in
-the same run, and their scores are checked against ours. Last, the end-to-end
-time of `dawg-solve FILE BOARD` for one board, warm (median of 15 runs).
+Each figure is `Lexicon.score_many(board strings, jobs=N)` (parsing included,
+compiled code loaded and threads started before timing), repeated and given
+as min / median / max boards/s. Within a workload every configuration and the
+native baseline run once per round, in rotating order, so a change of load
+hits them all alike. The C and C++ baselines in benchmarks/baselines (our own
+implementations of the seed-000 ADTDAWG solver and of a classic 26-way trie
+solver) run on the same boards and their scores are checked against ours in
+every round. The one-board start-up time is benchmarks/startup_bench.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from datetime import date
 from pathlib import Path
 
 import numpy as np
+from baselines.build import compile_all, run
 
-from common import REPO, machine, shared, write_results
-
-sys.path.insert(0, str(REPO / "benchmarks"))
+from common import (
+    COMPILER_CLI,
+    REPO,
+    Conditions,
+    Run,
+    add_options,
+    load_average,
+    measure_interleaved,
+    publish,
+    repeats_from,
+    runs_cell,
+    shared,
+    stats_cells,
+    timed_call,
+    timed_process,
+)
 
 BARS = {"random10k.txt": 21_000, "dice4x4-10k.txt": 46_000, "dice5x5-10k.txt": 15_200}
-CHAMPION = "RSLCSDEIAEGNTRPATESESMIDR"
 
 
-def rate(lex, boards: list[str], jobs: int, runs: int) -> tuple[float, np.ndarray]:
-    scores = lex.score_many(boards[:100], jobs=jobs)  # load compiled code, start threads
-    best = float("inf")
-    for _ in range(runs):
-        started = time.perf_counter()
-        scores = lex.score_many(boards, jobs=jobs)
-        best = min(best, time.perf_counter() - started)
-    return len(boards) / best, scores
+def build(source: Path, charset: str, out: Path) -> Path:
+    timed_process([*COMPILER_CLI, "build", str(source), "--charset", charset, "--out", str(out), "--quiet"])
+    return out
 
 
-def single_board_seconds(directory: Path, runs: int = 15) -> float:
-    command = [sys.executable, "-m", "boggle_dawg.solve_cli", str(directory), CHAMPION]
-    subprocess.run(command, capture_output=True, check=True, cwd=REPO)  # warm the OS cache
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(command, capture_output=True, check=True, cwd=REPO)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+def ours(lex, boards: list[str], jobs: int, expected: list[np.ndarray]):
+    """A measurement of `score_many` on `boards`; the first scores become the expected ones."""
+    lex.score_many(boards[:100], jobs=jobs)  # load compiled code, start threads
+
+    def measurement() -> Run:
+        timing, scores = timed_call(lambda: lex.score_many(boards, jobs=jobs))
+        if not expected:
+            expected.append(scores)
+        if not np.array_equal(scores, expected[0]):
+            sys.exit(f"scores differ: {lex} with jobs={jobs}")
+        return timing
+    return measurement
+
+
+def baseline(exe: Path, args: list[str], boards: list[str], expected: list[np.ndarray]):
+    """A measurement of a native baseline; its own timing of the scoring loop (loading not timed)."""
+    def measurement() -> Run:
+        scores, rate = run(exe, args)
+        if expected and scores != expected[0].tolist():
+            sys.exit(f"{exe.name}: scores differ from ours")
+        return Run(len(boards) / rate)
+    return measurement
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=3)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_options(parser, runs=5, max_runs=12, quick_runs=2, results="boggle_dawg.solver.md")
+    parser.add_argument("--boards", type=int, default=None,
+                        help="use the first N boards of each file (default all; 2,000 with --quick)")
     args = parser.parse_args()
+    if args.quick and args.boards is None:
+        args.boards = 2_000
+    repeats = repeats_from(args)
 
-    from boggle_dawg.compiler.build import build_lexicon
-    from boggle_dawg.solver.charset import parse_charset
+    conditions = Conditions()
+    import boggle_dawg.solver as solver
     from boggle_dawg.solver.lexicon import open_lexicon
 
-    from baselines.build import best_of, compile_all
+    if not Path(solver.__file__).is_relative_to(REPO):
+        sys.exit(f"measuring {solver.__file__}, not this checkout {REPO}")
 
     tmp = Path(tempfile.mkdtemp(prefix="solver-bench-"))
-    jpa = build_lexicon(shared("lexicons", "twl06.txt"), parse_charset("14"), tmp / "twl06-14").out_dir
-    full = build_lexicon(shared("lexicons", "twl06.txt"), parse_charset("26"), tmp / "twl06-26").out_dir
+    twl06 = shared("lexicons", "twl06.txt")
+    jpa = build(twl06, "14", tmp / "twl06-14")
+    full = build(twl06, "26", tmp / "twl06-26")
     reference = shared("reference", "jpa14")
     executables = compile_all(REPO / "build" / "baselines")
 
@@ -81,54 +108,63 @@ def main() -> None:
          ("C, seed-000 ADTDAWG (ours, gcc -O3)", executables["adtdawg_seed000"], [str(reference)])),
         (shared("bench", "dice4x4-10k.txt"),
          [("TWL06 trie", full, "trie"), ("TWL06 dawg", full, "dawg"), ("TWL06 adtdawg", full, "adtdawg")],
-         ("C++ 26-way trie (ours, g++ -O3)", executables["trie_solver"], [str(shared("lexicons", "twl06.txt"))])),
+         ("C++ 26-way trie (ours, g++ -O3)", executables["trie_solver"], [str(twl06)])),
         (shared("bench", "dice5x5-10k.txt"),
          [("TWL06 trie", full, "trie"), ("TWL06 dawg", full, "dawg"), ("TWL06 adtdawg", full, "adtdawg")],
-         ("C++ 26-way trie (ours, g++ -O3)", executables["trie_solver"], [str(shared("lexicons", "twl06.txt"))])),
+         ("C++ 26-way trie (ours, g++ -O3)", executables["trie_solver"], [str(twl06)])),
     ]
 
-    lines = [
-        "# Solver benchmark",
-        "",
-        f"Measured {date.today()} with `python benchmarks/solver_bench.py --runs {args.runs}` on: {machine()}.",
-        "",
-        f"Boards per second, best of {args.runs} runs of `Lexicon.score_many(board strings, jobs=N)` "
-        "(board parsing included; compiled code loaded before timing). Baselines: best of "
-        f"{args.runs} runs, their own timing of the scoring loop only (loading not timed); "
-        "their scores are checked equal to ours.",
-        "",
-    ]
+    sections = []
     for boards_file, lexicons, (base_name, base_exe, base_args) in workloads:
-        boards = boards_file.read_text().split()
-        bar = BARS[boards_file.name]
-        lines += [f"## {boards_file.name} ({len(boards):,} boards; bar: {bar:,} boards/s on one core)", "",
-                  "| solver | 1 job | 2 jobs | 2 jobs / 1 job | vs bar (1 job) |", "|---|---:|---:|---:|---:|"]
-        expected = None
+        boards = boards_file.read_text().split()[:args.boards]
+        board_arg = str(boards_file)
+        if args.boards is not None:
+            board_arg = str(tmp / boards_file.name)
+            Path(board_arg).write_text("\n".join(boards) + "\n")
+        expected: list[np.ndarray] = []
+        measurements = {}
         for name, directory, fmt in lexicons:
             lex = open_lexicon(directory, fmt)
-            one, scores = rate(lex, boards, 1, args.runs)
-            two, scores2 = rate(lex, boards, 2, args.runs)
-            if expected is None:
-                expected = scores
-            assert np.array_equal(scores, expected) and np.array_equal(scores2, expected), name
-            lines.append(f"| {name} | {one:,.0f} | {two:,.0f} | {two / one:.2f} | {one / bar:.2f}x |")
-            print(f"{boards_file.name} {name}: {one:,.0f} / {two:,.0f} boards/s", file=sys.stderr)
-        base_scores, base_rate, _ = best_of(base_exe, [*base_args, str(boards_file)], args.runs)
-        agree = "scores agree" if base_scores == expected.tolist() else "SCORES DIFFER"
-        lines += [f"| {base_name} | {base_rate:,.0f} | | | {base_rate / bar:.2f}x |", "",
-                  f"Baseline {agree} with ours on all {len(boards):,} boards.", ""]
-        print(f"{boards_file.name} {base_name}: {base_rate:,.0f} boards/s ({agree})", file=sys.stderr)
+            for jobs in (1, 2):
+                measurements[(name, jobs)] = ours(lex, boards, jobs, expected)
+        measurements[(base_name, 1)] = baseline(base_exe, [*base_args, board_arg], boards, expected)
 
-    lines += ["## One board, end to end", "",
-              f"`dawg-solve DIR {CHAMPION}` in a fresh interpreter, warm OS cache and numba cache, "
-              "median of 15 runs (bar: under 0.3 s):", ""]
-    for name, directory in (("TWL06 (trie, 26 letters)", full), ("TWL06/JPA14 (trie)", jpa),
-                            ("reference ADTDAWG", reference)):
-        seconds = single_board_seconds(directory)
-        lines.append(f"- {name}: {seconds:.3f} s")
-        print(f"single board {name}: {seconds:.3f} s", file=sys.stderr)
-    path = write_results("boggle_dawg.solver.md", "\n".join(lines) + "\n")
-    print(path)
+        print(f"{boards_file.name}: {len(measurements)} measurements", file=sys.stderr)
+        before = load_average()
+        series = measure_interleaved(measurements, repeats, lambda line: print(f"  {line}", file=sys.stderr))
+        after = load_average()
+
+        bar = BARS[boards_file.name]
+        lines = [f"## {boards_file.name} ({len(boards):,} boards; bar: {bar:,} boards/s on one core)", "",
+                 "| solver | jobs | min | median | max | spread | runs | CPU/wall | median / bar | 2 jobs / 1 job |",
+                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for (name, jobs), s in series.items():
+            rates = s.rates(len(boards))
+            share = s.cpu_share()
+            scaling = ""
+            if jobs == 2:
+                scaling = f"{rates.median / series[(name, 1)].rates(len(boards)).median:.2f}"
+            lines.append(f"| {name} | {jobs} | {stats_cells(rates)} | {runs_cell(s, repeats)} | "
+                         f"{'' if share is None else f'{share:.2f}'} | {rates.median / bar:.2f}x | {scaling} |")
+            print(f"  {name}, {jobs} job(s): {rates.median:,.0f} boards/s median "
+                  f"({rates.min:,.0f}-{rates.max:,.0f})", file=sys.stderr)
+        lines += ["", f"Baseline scores agree with ours on all {len(boards):,} boards in every run.", "",
+                  conditions.note(before, after), ""]
+        sections += lines
+
+    conditions.finish()
+    text = "\n".join([
+        "# Solver benchmark", "",
+        conditions.header(), "",
+        (f"Boards per second of `Lexicon.score_many(board strings, jobs=N)` (board parsing included; compiled "
+        f"code loaded and threads started before timing), {repeats.describe()}; within a workload every "
+        "row runs once per round in rotating order. min / median / max are over those runs; spread is "
+        "(max - min) / median. CPU/wall is the process's CPU seconds per wall second (median): about the "
+        "number of jobs when it had its cores to itself, less when it waited for them. Baselines: their own "
+        "timing of the scoring loop only (loading not timed), their scores checked equal to ours in every "
+        "run. Compare medians taken in the same run; across runs, compare the load averages too."),
+        "", *sections])
+    publish(args, text)
 
 
 if __name__ == "__main__":
