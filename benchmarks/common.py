@@ -36,7 +36,7 @@ RESULTS = REPO / "benchmarks" / "results"
 sys.path.insert(0, str(REPO))
 
 # How the benchmarks start the two command-line tools: one place to change if the modules move.
-SOLVER_CLI = [sys.executable, "-m", "boggle_dawg.solve_cli"]
+SOLVER_CLI = [sys.executable, "-m", "boggle_dawg.dawg_solve"]
 COMPILER_CLI = [sys.executable, "-m", "boggle_dawg.dawgc_cli"]
 
 T = TypeVar("T")

@@ -7,12 +7,12 @@ Run from the repository root:
 Every round runs each command once, in rotating order, in a fresh
 interpreter: `python -c pass` (the interpreter's floor), `python -c "import
 numpy"` (the floor of anything that reads the lexicon with numpy), `python -c
-"import boggle_dawg.solve_cli"` (the share of imports) and `python -m boggle_dawg.solve_cli DIR
+"import boggle_dawg.dawg_solve"` (the share of imports) and `python -m boggle_dawg.dawg_solve DIR
 BOARD` on full TWL06 (our build, default format) and on the reference JPA14
 ADTDAWG. The ratio of their medians to the numpy floor is the figure of issue
 8 (target: at most 1.6x). Interleaving gives every command the same load, so
 the ratios hold on a busy machine even when the seconds do not. Where the
-imports of `boggle_dawg.solve_cli` spend their time (`python -X importtime`) follows.
+imports of `boggle_dawg.dawg_solve` spend their time (`python -X importtime`) follows.
 """
 
 from __future__ import annotations
@@ -77,9 +77,9 @@ def main() -> None:
     commands = {
         "interpreter floor": ("python -c pass", [*python, "-c", "pass"]),
         FLOOR: ('python -c "import numpy"', [*python, "-c", "import numpy"]),
-        "imports": ('python -c "import boggle_dawg.solve_cli"', [*python, "-c", "import boggle_dawg.solve_cli"]),
-        "one board, TWL06": (f"python -m boggle_dawg.solve_cli TWL06-26 {BOARD}", [*SOLVER_CLI, str(twl06), BOARD]),
-        "one board, reference": (f"python -m boggle_dawg.solve_cli ../shared/reference/jpa14 {BOARD}",
+        "imports": ('python -c "import boggle_dawg.dawg_solve"', [*python, "-c", "import boggle_dawg.dawg_solve"]),
+        "one board, TWL06": (f"python -m boggle_dawg.dawg_solve TWL06-26 {BOARD}", [*SOLVER_CLI, str(twl06), BOARD]),
+        "one board, reference": (f"python -m boggle_dawg.dawg_solve ../shared/reference/jpa14 {BOARD}",
                                  [*SOLVER_CLI, str(reference), BOARD]),
     }
     before = load_average()
@@ -113,13 +113,13 @@ def main() -> None:
     imports = series["imports"].seconds().median - series["interpreter floor"].seconds().median
     board = series["one board, TWL06"].seconds().median
     lines += [
-        "", (f"Imports of `boggle_dawg.solve_cli` beyond the bare interpreter: {imports:.3f} s of the {board:.3f} s "
+        "", (f"Imports of `boggle_dawg.dawg_solve` beyond the bare interpreter: {imports:.3f} s of the {board:.3f} s "
              "one-board median on TWL06."), "",
         conditions.note(before, after), "",
-        ("Where `import boggle_dawg.solve_cli` spends its time: each package's own modules (self times of "
-         "`python -X importtime -c \"import boggle_dawg.solve_cli\"`, one run, summed per package, 1 ms or more):"), "",
+        ("Where `import boggle_dawg.dawg_solve` spends its time: each package's own modules (self times of "
+         "`python -X importtime -c \"import boggle_dawg.dawg_solve\"`, one run, summed per package, 1 ms or more):"), "",
         "| package | seconds |", "|---|---:|",
-        *(f"| {name} | {seconds:.3f} |" for seconds, name in import_shares("boggle_dawg.solve_cli", 10)),
+        *(f"| {name} | {seconds:.3f} |" for seconds, name in import_shares("boggle_dawg.dawg_solve", 10)),
     ]
     text = "\n".join(lines) + "\n"
     publish(args, text)

@@ -75,18 +75,35 @@ def run_cli(app, prog: str) -> None:
         _fail(prog, f"{err.format_message()} (see '{where} --help')", USAGE_STATUS)
     except typer.Abort:
         _fail(prog, "interrupted", 130)
-    except UsageError as err:
-        _fail(prog, str(err), USAGE_STATUS)
-    except ParameterError as err:
-        _fail(prog, f"{flag_name(err.name)}: {err.problem}", USAGE_STATUS)
-    except DawgError as err:
-        _fail(prog, str(err), 1)
-    except KeyboardInterrupt:
-        _fail(prog, "interrupted", 130)
+    except (DawgError, KeyboardInterrupt) as err:
+        _fail_for(prog, err)
     except click.exceptions.ClickException as err:
         _fail(prog, err.format_message(), err.exit_code)
     if isinstance(status, int) and status:  # a command's typer.Exit(status), returned in this mode
         sys.exit(status)
+
+
+def run_plain(action: Callable[[], None], prog: str) -> None:
+    """Run `action` as run_cli runs a command, without typer: the same errors, statuses and
+    closed-pipe behaviour for what the one-board path can raise."""
+    try:
+        _guard_pipe(action)()
+    except _PipeClosed:
+        _pipe_closed()
+    except (DawgError, KeyboardInterrupt) as err:
+        _fail_for(prog, err)
+
+
+def _fail_for(prog: str, err: BaseException) -> None:
+    """Exit with one line on stderr for bad input (1), a bad command line (2) or Ctrl-C (130)."""
+    if isinstance(err, KeyboardInterrupt):
+        _fail(prog, "interrupted", 130)
+    elif isinstance(err, UsageError):
+        _fail(prog, str(err), USAGE_STATUS)
+    elif isinstance(err, ParameterError):
+        _fail(prog, f"{flag_name(err.name)}: {err.problem}", USAGE_STATUS)
+    else:
+        _fail(prog, str(err), 1)
 
 
 def _prepare(command, prog: str) -> None:
@@ -229,3 +246,11 @@ class StatusLine:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def cli_lexicon(file, fmt: str | None, prog: str = "dawg-solve"):
+    """The lexicon a command names, or the shipped default one, saying on stderr when the default
+    is compiled (once)."""
+    from .defaults import lexicon_or_default
+
+    return lexicon_or_default(file, fmt, announce=lambda message: print(f"{prog}: {message}", file=sys.stderr))

@@ -12,6 +12,7 @@ from .cli_common import HELP_OPTIONS, StatusLine, run_cli
 from .compiler.build import build_lexicon
 from .compiler.verify import describe, verify
 from .solver.charset import parse_charset
+from .solver.formats import format_help
 from .solver.lexicon import display, open_lexicon
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None,
@@ -106,7 +107,7 @@ def verify_command(
 @app.command()
 def words(
     path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
-    fmt: str | None = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=format_help(None)),
     numbers: bool = typer.Option(False, "--numbers", help="Also print each word's number."),
 ) -> None:
     """Print every word of a compiled lexicon, one per line, alphabetically."""

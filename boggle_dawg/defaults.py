@@ -6,7 +6,7 @@ import hashlib
 from importlib.resources import files
 from pathlib import Path
 
-from .solver.formats import MANIFEST_FILE
+from .solver.formats.common import MANIFEST_FILE
 from .solver.user_cache import cache_root
 
 DEFAULT_WORD_LIST = "sowpods.txt"
@@ -40,12 +40,11 @@ def default_lexicon_dir(announce=None) -> Path:
     return out
 
 
-def lexicon_or_default(file: Path | None, fmt: str | None = None):
-    """The lexicon at `file`, or the shipped default one (compiled on first use, said on stderr)."""
-    import sys
-
+def lexicon_or_default(file: Path | None, fmt: str | None = None, announce=None):
+    """The lexicon at `file`, or the shipped default one (compiled on first use, which
+    `announce(message)` is told)."""
     from .solver.lexicon import open_lexicon
 
     if file is None:
-        file = default_lexicon_dir(announce=lambda msg: print(f"dawg-solve: {msg}", file=sys.stderr))
+        file = default_lexicon_dir(announce)
     return open_lexicon(file, fmt)

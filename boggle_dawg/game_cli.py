@@ -20,12 +20,12 @@ from pathlib import Path
 
 import typer
 
-from .cli_common import MAX_SECONDS, finite_option, plural
-from .defaults import lexicon_or_default
+from .cli_common import MAX_SECONDS, cli_lexicon, finite_option, plural
 from .solver.board import Board, Shape, parse_board, parse_size
 from .solver.dice_sets import DiceSet, builtin_dice_names, dice_for_size, load_dice, random_seed
 from .solver.dice_sets import roll as roll_dice
 from .solver.errors import DawgError, UsageError
+from .solver.formats import format_help
 from .solver.game import RULES_MIN_LENGTH, Outcome, Round, Summary, Verdict
 
 WIDTH = 79  # columns for word lists in the summary
@@ -205,7 +205,7 @@ def play(
                                                                 f"at most {MAX_SECONDS:g})."),
     min_length: int = typer.Option(RULES_MIN_LENGTH, "--min-length",
                                    help="Shortest word that counts (Big Boggle's rules use 4)."),
-    fmt: str | None = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="JSON lines: the start, each word's verdict, the summary."),
 ) -> None:
     """Play a timed round: type words, one per line; Ctrl-D or Ctrl-C ends it early."""
@@ -225,7 +225,7 @@ def play(
         dice_name = dice_set.name
         seed = random_seed() if seed is None else seed
         board = next(roll_dice(dice_set, shape, seed))
-    lex = lexicon_or_default(file, fmt)
+    lex = cli_lexicon(file, fmt)
     _check_letters(board, lex.charset.letters, rolled=dice_name is not None)
     round_ = Round(board, lex.words(board), min_length)
     if as_json:

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import typer
 
-from .cli_common import MAX_SECONDS, StatusLine, finite_option, jobs_option, plural
-from .defaults import lexicon_or_default
+from .cli_common import MAX_SECONDS, StatusLine, cli_lexicon, finite_option, jobs_option, plural
 from .solver.board import Shape, parse_board, parse_size
 from .solver.dice_sets import random_seed
 from .solver.errors import UsageError
+from .solver.formats import format_help
 from .solver.search import METHODS, REARRANGE_METHODS, Budget, RearrangeResult, SearchResult, SearchStatus
 from .solver.search import rearrange as rearrange_letters
 from .solver.search import search as search_boards
@@ -155,7 +155,7 @@ def search(
     t1: float | None = typer.Option(None, "--t1", help=_anneal_help("Final temperature", "t1")),
     swap_share: float | None = typer.Option(None, "--swap-share",
                                             help=_anneal_help("Share of proposals that swap two cells", "swap_share")),
-    fmt: str | None = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the top list and the run's figures."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
 ) -> None:
@@ -168,7 +168,7 @@ def search(
     jobs = jobs_option(jobs, PROG)
     budget = _budget(seconds, rounds, evaluations, target)
     options = _anneal_options(steps, t0, t1, swap_share)
-    lex = lexicon_or_default(file, fmt)
+    lex = cli_lexicon(file, fmt)
     seed = random_seed() if seed is None else seed  # chosen here so the progress line can show it
     with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
             lex.scorer(jobs) as scorer:
@@ -204,7 +204,7 @@ def rearrange(
     seed: int | None = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Scoring threads (0 = all cores); never changes results."),
     pool: int | None = typer.Option(None, "--pool", help=_pool_help(REARRANGE_METHODS)),
-    fmt: str | None = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object: arrangement, score, words."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
 ) -> None:
@@ -220,7 +220,7 @@ def rearrange(
     shape = parse_size(size) if size else _square_for(letters)
     jobs = jobs_option(jobs, PROG)
     budget = _budget(seconds, rounds, evaluations, target)
-    lex = lexicon_or_default(Path(args[0]) if len(args) == 2 else None, fmt)
+    lex = cli_lexicon(Path(args[0]) if len(args) == 2 else None, fmt)
     seed = random_seed() if seed is None else seed
     with _Progress(quiet, f"rearranging letters on a {shape} board, seed {seed}") as progress, \
             lex.scorer(jobs) as scorer:

@@ -27,12 +27,11 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from .cli_common import HELP_OPTIONS, jobs_option, plural, progress_bar, run_cli
-from .defaults import lexicon_or_default
-from .game_cli import play, roll
-from .search_cli import rearrange, search
-from .solver.board import Board, BoardError, Shape, encode_texts, parse_board, parse_size
+from .cli_common import HELP_OPTIONS, cli_lexicon, jobs_option, plural, progress_bar, run_cli
+from .dawg_solve import solve_board
+from .solver.board import BoardError, Shape, encode_texts, parse_size
 from .solver.errors import DawgError, UsageError, reading
+from .solver.formats import format_help
 from .solver.kernels import NO_LETTER
 from .solver.lexicon import Lexicon
 
@@ -56,23 +55,6 @@ READ_BYTES = 1 << 16
 @app.callback()
 def _group() -> None:
     pass
-
-
-def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, as_json: bool,
-                skip_foreign: bool) -> None:
-    found = lex.words(board, skip_foreign=skip_foreign)
-    score = sum(f.points for f in found)
-    if as_json:
-        words = [{"word": f.word, "points": f.points,
-                  **({"path": [board.cell_name(c) for c in f.path]} if show_paths else {})} for f in found]
-        print(json.dumps({"board": board.notation, "size": str(board.shape), "score": score, "words": words}))
-        return
-    print(board.grid())
-    print(f"{score} {plural('point', score)}, {len(found)} {plural('word', len(found))}")
-    if show_words or show_paths:
-        for f in found:
-            path = "  " + " ".join(board.cell_name(c) for c in f.path) if show_paths else ""
-            print(f"{f.points:3}  {f.word}{path}")
 
 
 # --- batches ------------------------------------------------------------------------------
@@ -304,23 +286,13 @@ def score_stream(lex: Lexicon, source: str, shape: Shape | None, jobs: int, as_j
 # --- the commands ---------------------------------------------------------------------------
 
 
-def _lone_argument_is_board(text: str, shape: Shape | None) -> Board:
-    """`dawg-solve ARG`: ARG is a board whenever it reads as one, even if a file has that name."""
-    try:
-        return parse_board(text, shape)
-    except DawgError:
-        if Path(text).exists():
-            raise UsageError(f"{text} is a lexicon path: give a BOARD after it, or --boards PATH") from None
-        raise
-
-
 @app.command()
 def solve(
     args: list[str] = typer.Argument(None, metavar="[FILE] BOARD",
                                      help="Lexicon (default: the shipped one) and a board, row by row."),
     boards: str | None = typer.Option(None, "--boards", "-b", metavar="PATH",
                                          help="Score every board in PATH, one per line ('-' = stdin)."),
-    fmt: str | None = typer.Option(None, "--format", "-f", help="trie, dawg or adtdawg [default: fastest]."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     size: str | None = typer.Option(None, "--size", "-s", metavar="RxC", help="Board size when not square."),
     words: bool = typer.Option(False, "--words", "-w", help="List the words found, longest first."),
     paths: bool = typer.Option(False, "--paths", "-p", help="List the words with the cells (row,col) they use."),
@@ -342,37 +314,49 @@ def solve(
     if boards is not None:
         if len(args) > 1:
             raise UsageError("give either BOARD or --boards, not both")
-        lex = lexicon_or_default(Path(args[0]) if args else None, fmt)
+        lex = cli_lexicon(Path(args[0]) if args else None, fmt)
         score_stream(lex, boards, shape, jobs, as_json, numbered, strict, skip_foreign, quiet)
         return
     if not args:
         raise UsageError("give a BOARD (or --boards PATH); see --help")
     if len(args) > 2:
         raise UsageError(f"too many arguments: {' '.join(args[2:])}")
-    if len(args) == 1:
-        board = _lone_argument_is_board(args[0], shape)
-        lex = lexicon_or_default(None, fmt)
-    else:
-        board = parse_board(args[1], shape)
-        lex = lexicon_or_default(Path(args[0]), fmt)
-    print_board(lex, board, words, paths, as_json, skip_foreign)
+    solve_board(args, shape, fmt, words, paths, as_json, skip_foreign)
 
 
-app.command()(roll)
-app.command()(play)
-app.command()(search)
-app.command()(rearrange)
-
-SUBCOMMANDS = {"solve", "roll", "play", "search", "rearrange"}
+# The other commands, by module: loaded only when asked for, so one board imports none of them.
+SUBCOMMANDS = {"roll": "game_cli", "play": "game_cli", "search": "search_cli", "rearrange": "search_cli"}
 GROUP_OPTIONS = {"--help", "-h", "--version", "--install-completion", "--show-completion"}
+COMPLETION_VARIABLE = "_DAWG_SOLVE_COMPLETE"  # set by the shell when it asks for completions
+
+
+def _register(names) -> None:
+    from importlib import import_module
+
+    registered = {info.callback.__name__ for info in app.registered_commands}
+    for name in names:
+        if name not in registered:
+            app.command()(getattr(import_module(f".{SUBCOMMANDS[name]}", __package__), name))
+
+
+def full_app() -> typer.Typer:
+    """The program with every command registered (help and completion list them all)."""
+    _register(SUBCOMMANDS)
+    return app
 
 
 def main() -> None:
-    """Entry point: `dawg-solve ARGS` means `dawg-solve solve ARGS` unless ARGS names a subcommand
-    or is one of the program's own options."""
+    """`dawg-solve ARGS` with typer: ARGS means `solve ARGS` unless it names a subcommand or is
+    one of the program's own options. (The plain one-board form skips this: `dawg_solve.main`.)"""
     argv = sys.argv[1:]
-    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in GROUP_OPTIONS):
+    if argv and argv[0] in SUBCOMMANDS:
+        _register([argv[0]])
+    elif not argv or argv[0] in GROUP_OPTIONS or COMPLETION_VARIABLE in os.environ:
+        full_app()
+    if argv and argv[0] not in SUBCOMMANDS and argv[0] != "solve" and argv[0] not in GROUP_OPTIONS:
         sys.argv[1:] = ["solve", *argv]
+    elif not argv:
+        sys.argv[1:] = ["solve"]
     run_cli(app, PROG)
 
 

@@ -12,13 +12,10 @@ from pathlib import Path
 from ..solver import __version__
 from ..solver.charset import Charset
 from ..solver.errors import DawgError
-from ..solver.formats import (
-    ADT_FILES,
-    DAWG_FILE,
-    MANIFEST_FILE,
-    MANIFEST_VERSION,
-    TRIE_FILE,
-)
+from ..solver.formats.adtdawg import ADT_FILES
+from ..solver.formats.common import MANIFEST_FILE, MANIFEST_VERSION
+from ..solver.formats.dawg import DAWG_FILE
+from ..solver.formats.trie import TRIE_FILE
 from .adtdawg import build_adtdawg
 from .dawg import minimise
 from .trie import build_trie

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..solver.charset import Charset
 from ..solver.errors import DawgError, ParameterError, reading
-from ..solver.formats import HEADER
+from ..solver.formats.common import HEADER
 
 MIN_LENGTH = 3
 MAX_WORD_LETTERS = int(np.iinfo(HEADER["max_length"]).max)  # 255: one header byte

@@ -41,18 +41,10 @@ import numpy as np
 
 from ..solver.charset import Charset
 from ..solver.errors import DawgError, reading
-from ..solver.formats import (
-    ADT_FILES,
-    DAWG_FILE,
-    DAWG_MAGIC,
-    FORMAT_VERSION,
-    HEADER,
-    MANIFEST_FILE,
-    MAX_INDEX,
-    TRIE_FILE,
-    TRIE_MAGIC,
-    node_word,
-)
+from ..solver.formats.adtdawg import ADT_FILES
+from ..solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE, MAX_INDEX, node_word
+from ..solver.formats.dawg import DAWG_FILE, DAWG_MAGIC
+from ..solver.formats.trie import TRIE_FILE, TRIE_MAGIC
 from .adtdawg import Adt
 from .dawg import Dawg
 from .trie import Trie

@@ -34,10 +34,10 @@ class Found:
 
 @dataclass(frozen=True)
 class Walk:
-    """What a format gives the kernels: its board walk, batch driver name and word-id range."""
+    """What a format gives the kernels: its board walk, the walk's leading arguments and the
+    range of the word ids it produces."""
 
     board_kernel: Callable
-    batch_name: str
     inputs: tuple      # leading kernel arguments (arrays and ints)
     id_count: int      # stamps needed: word ids are 0..id_count-1
 
@@ -133,11 +133,11 @@ def score_codes(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, int], c
     q_code = charset.letters.find("q")
     card = card_table(shape.cells)
     scores = np.zeros(len(codes), np.int64)
-    batch = getattr(jit, walk.batch_name)
+    batch = jit.batch_driver(walk.board_kernel)
 
     def run(lo: int, hi: int) -> int:
         first_stamp = _scratch.take(walk.id_count, hi - lo)
-        batch(*walk.inputs, codes[lo:hi], q_code, bits, card, _scratch.stack, _scratch.stamps,
+        batch(walk.inputs, codes[lo:hi], q_code, bits, card, _scratch.stack, _scratch.stamps,
               first_stamp, scores[lo:hi])
         return hi - lo
 

@@ -1,10 +1,12 @@
-"""Compile the walks of `solver.kernels` with numba, cached on disk, for batch scoring.
+"""Compile the formats' board walks with numba, cached on disk, for batch scoring.
 
 Importing this module imports numba (about 0.2 s); the single-board path
-never does. The kernels stay plain Python functions: compiled code calls
-them through numba overloads, and `popcount` becomes the CPU instruction.
-The batch drivers below loop over boards inside compiled code and release
-the GIL, so threads score chunks of a batch in parallel.
+never does. The walks stay plain Python functions (each in its format's
+module, sharing `solver.kernels`): compiled code calls them through numba
+overloads, and `popcount` becomes the CPU instruction. `batch_driver(walk)`
+gives the one batch driver, specialised to a walk: it loops over boards
+inside compiled code and releases the GIL, so threads score chunks of a
+batch in parallel.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import hashlib
 import inspect
 import shutil
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numba
@@ -26,15 +30,17 @@ from .user_cache import cache_root
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 
 
-def _cache_dir() -> Path:
-    """Where numba caches the batch drivers: a directory named after the contents of
-    kernels.py and this file. numba stamps a cached function with its own file only, and
-    the drivers compile kernels.py's code into themselves, so a change to either file
-    must not find an old cache. Caches of other versions are removed."""
-    digest = hashlib.sha256(Path(k.__file__).read_bytes() + Path(__file__).read_bytes()).hexdigest()[:16]
-    here = cache_root() / "numba" / digest
+def _cache_dir(walk: Callable) -> Path:
+    """Where numba caches the driver of `walk`: a directory named after the contents of
+    kernels.py, this file and the walk's module. numba stamps a cached function with its
+    own file only, and the driver compiles those files' code into itself, so a change to
+    any of them must not find an old cache. Older caches of the same walk are removed."""
+    sources = [Path(k.__file__), Path(__file__), Path(inspect.getfile(walk))]
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()[:16]
+    name = f"{walk.__module__}.{walk.__qualname__}"
+    here = cache_root() / "numba" / f"{name}-{digest}"
     if not here.is_dir() and here.parent.is_dir():
-        for old in here.parent.iterdir():
+        for old in here.parent.glob(f"{name}-*"):
             shutil.rmtree(old, ignore_errors=True)
     return here
 
@@ -80,56 +86,44 @@ def _compiled_in_place(func):
     overload(func, jit_options={"error_model": "numpy"})(typer)
 
 
-for _func in (k.prepare_board, k.neighbours_with, k.record, k.trie_board, k.dawg_board, k.adtdawg_board):
+for _func in (k.prepare_board, k.neighbours_with, k.record):
     _compiled_in_place(_func)
 
-# numba picks a cached function's directory when it is decorated: ours only, then restore.
-_user_cache_dir = numba.config.CACHE_DIR
-numba.config.CACHE_DIR = str(_cache_dir())
+
+def _driver(walk: Callable) -> Callable:
+    """The batch driver of `walk`, compiled (or loaded from the disk cache)."""
+    _compiled_in_place(walk)
+
+    def batch(inputs, boards, q_code, nbr_bits, card, stack, stamps, first_stamp, scores):
+        cells = boards.shape[1]
+        cell_len = np.empty(cells, np.int64)
+        nbr_mask = np.empty(cells + 1, np.int64)
+        near = np.empty((cells + 1) * k.NEAR, np.int64)
+        found = stack[:0]
+        count = stack[:1]
+        for b in range(boards.shape[0]):
+            k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask, near)
+            scores[b] = walk(*inputs, boards[b], cell_len, nbr_mask, near, card, stack, stamps, first_stamp + b,
+                             found, 0, 0, count)
+
+    # numba picks a cached function's directory when it is decorated: the walk's own, then restore.
+    user_cache_dir = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(_cache_dir(walk))
+    try:
+        return numba.njit(**_OPTIONS)(batch)
+    finally:
+        numba.config.CACHE_DIR = user_cache_dir
 
 
-@numba.njit(**_OPTIONS)
-def trie_batch(nodes, boards, q_code, nbr_bits, card, stack, stamps, first_stamp, scores):
-    cells = boards.shape[1]
-    cell_len = np.empty(cells, np.int64)
-    nbr_mask = np.empty(cells + 1, np.int64)
-    near = np.empty((cells + 1) * k.NEAR, np.int64)
-    found = stack[:0]
-    count = stack[:1]
-    for b in range(boards.shape[0]):
-        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask, near)
-        scores[b] = k.trie_board(nodes, boards[b], cell_len, nbr_mask, near, card, stack,
-                                 stamps, first_stamp + b, found, 0, 0, count)
+_drivers: dict[Callable, Callable] = {}
+_drivers_lock = threading.Lock()
 
 
-@numba.njit(**_OPTIONS)
-def dawg_batch(states, edges, boards, q_code, nbr_bits, card, stack, stamps, first_stamp, scores):
-    cells = boards.shape[1]
-    cell_len = np.empty(cells, np.int64)
-    nbr_mask = np.empty(cells + 1, np.int64)
-    near = np.empty((cells + 1) * k.NEAR, np.int64)
-    found = stack[:0]
-    count = stack[:1]
-    for b in range(boards.shape[0]):
-        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask, near)
-        scores[b] = k.dawg_board(states, edges, boards[b], cell_len, nbr_mask, near, card, stack,
-                                 stamps, first_stamp + b, found, 0, 0, count)
-
-
-@numba.njit(**_OPTIONS)
-def adtdawg_batch(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits, eow_shift, boards,
-                  q_code, nbr_bits, card, stack, stamps, first_stamp, scores):
-    cells = boards.shape[1]
-    cell_len = np.empty(cells, np.int64)
-    nbr_mask = np.empty(cells + 1, np.int64)
-    near = np.empty((cells + 1) * k.NEAR, np.int64)
-    found = stack[:0]
-    count = stack[:1]
-    for b in range(boards.shape[0]):
-        k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask, near)
-        scores[b] = k.adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits,
-                                    eow_shift, boards[b], cell_len, nbr_mask, near, card, stack,
-                                    stamps, first_stamp + b, found, 0, 0, count)
-
-
-numba.config.CACHE_DIR = _user_cache_dir
+def batch_driver(walk: Callable) -> Callable:
+    """The compiled batch driver of a format's board walk: batch(inputs, boards, q_code,
+    nbr_bits, card, stack, stamps, first_stamp, scores) scores each row of `boards` into
+    `scores`, with `inputs` the walk's leading arguments (`Walk.inputs`)."""
+    with _drivers_lock:
+        if walk not in _drivers:
+            _drivers[walk] = _driver(walk)
+        return _drivers[walk]

@@ -21,12 +21,15 @@ import numpy as np
 
 from .charset import Charset
 from .errors import DawgError
-from .formats import HEADER, MANIFEST_VERSION, MAX_INDEX, AdtLayout
+from .formats.adtdawg import AdtLayout
+from .formats.common import HEADER, MANIFEST_VERSION, MAX_INDEX
 
 MAX_LENGTH = int(np.iinfo(HEADER["max_length"]).max)  # 255: the headers store word lengths in one byte
 MAX_BYTES = 2**63 - 1
 
 Check = Callable[[Any, str], Any]
+
+BUILD_FORMATS = ("trie", "dawg", "adtdawg")  # the formats a build writes, each with its manifest entry
 
 
 class _Bad(Exception):
@@ -172,12 +175,16 @@ class Manifest:
     def entry(self, fmt: str) -> dict:
         return self.data[fmt]
 
+    def has(self, fmt: str) -> bool:
+        """Whether the build recorded files of this format."""
+        return fmt in BUILD_FORMATS
+
     def files(self, fmt: str) -> list[dict]:
         """The file entries (file, bytes, sha256) of one format."""
         return self.data["adtdawg"]["files"] if fmt == "adtdawg" else [self.data[fmt]]
 
     def file_names(self) -> set[str]:
-        return {e["file"] for fmt in ("trie", "dawg", "adtdawg") for e in self.files(fmt)}
+        return {e["file"] for fmt in BUILD_FORMATS for e in self.files(fmt)}
 
 
 def parse_manifest(path: Path, raw: bytes) -> Manifest:

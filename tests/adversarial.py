@@ -19,19 +19,10 @@ import msgpack
 import numpy as np
 
 from boggle_dawg.solver.charset import JPA14
-from boggle_dawg.solver.formats import (
-    ADT_FILES,
-    DAWG_FILE,
-    DAWG_MAGIC,
-    FORMAT_VERSION,
-    HEADER,
-    MANIFEST_FILE,
-    TRIE_FILE,
-    TRIE_MAGIC,
-    AdtLayout,
-    child_set_fields,
-    node_word,
-)
+from boggle_dawg.solver.formats.adtdawg import ADT_FILES, AdtLayout, child_set_fields
+from boggle_dawg.solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE, node_word
+from boggle_dawg.solver.formats.dawg import DAWG_FILE, DAWG_MAGIC
+from boggle_dawg.solver.formats.trie import TRIE_FILE, TRIE_MAGIC
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 CRC_OFFSET = HEADER.fields["crc32"][1]

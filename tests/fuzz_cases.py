@@ -37,15 +37,10 @@ from adversarial import (
     repair_manifest,
 )
 
-from boggle_dawg.solver.formats import (
-    ADT_FILES,
-    DAWG_FILE,
-    HEADER,
-    MANIFEST_FILE,
-    TRIE_FILE,
-    AdtLayout,
-    child_set_fields,
-)
+from boggle_dawg.solver.formats.adtdawg import ADT_FILES, AdtLayout, child_set_fields
+from boggle_dawg.solver.formats.common import HEADER, MANIFEST_FILE
+from boggle_dawg.solver.formats.dawg import DAWG_FILE
+from boggle_dawg.solver.formats.trie import TRIE_FILE
 
 KINDS = ("flip", "field", "resize", "raw", "splice", "manifest", "hostile")
 FORMATS = ("trie", "dawg", "adtdawg")

@@ -27,14 +27,13 @@ def lexicon(make_lexicon):
 def _threads_entering_the_kernel(monkeypatch, lex) -> set[int]:
     """Record the thread of every call of the lexicon's compiled batch driver."""
     entered: set[int] = set()
-    name = lex.walk.batch_name
-    driver = getattr(jit, name)
+    driver = jit.batch_driver(lex.walk.board_kernel)
 
     def recording(*args):
         entered.add(threading.get_ident())
         return driver(*args)
 
-    monkeypatch.setattr(jit, name, recording)
+    monkeypatch.setitem(jit._drivers, lex.walk.board_kernel, recording)
     return entered
 
 

@@ -37,7 +37,7 @@ def test_every_bad_line_is_reported_and_the_rest_scored(lexicon, tmp_path):
         lines[at] = text
     path = tmp_path / "boards.txt"
     path.write_text("\n".join(lines) + "\n")
-    proc = run_cli("boggle_dawg.solve_cli", str(lexicon), "--boards", str(path), "-q")
+    proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", str(path), "-q")
     assert proc.returncode == 1
     good = [t for i, t in enumerate(lines) if i not in bad]
     assert [int(s) for s in proc.stdout.split()] == scores(lexicon, good)
@@ -54,7 +54,7 @@ def test_a_bad_line_after_many_chunks_loses_nothing(lexicon):
     count = 2 * cli.CHUNK_LINES + 100
     lines = boards(count)
     lines[count - 50] = "not a board!"
-    proc = run_cli("boggle_dawg.solve_cli", str(lexicon), "--boards", "-", "-q", "--line-numbers", stdin="\n".join(lines))
+    proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "-q", "--line-numbers", stdin="\n".join(lines))
     assert proc.returncode == 1
     rows = [line.split("\t") for line in proc.stdout.splitlines()]
     expected = [(n + 1, s) for n, s in zip(range(count), scores(lexicon, lines[:count - 50] + ["a" * 16]
@@ -67,7 +67,7 @@ def test_strict_stops_at_the_first_bad_line_after_printing_what_came_before(lexi
     lines = boards(30)
     lines[20] = "ab1d"
     lines[25] = "xyz"
-    proc = run_cli("boggle_dawg.solve_cli", str(lexicon), "--boards", "-", "--strict", stdin="\n".join(lines))
+    proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "--strict", stdin="\n".join(lines))
     assert proc.returncode == 1
     assert [int(s) for s in proc.stdout.split()] == scores(lexicon, lines[:20])
     assert proc.stderr.splitlines() == [("dawg-solve: error: stdin line 21: board 'ab1d': '1' is not a cell "
@@ -77,14 +77,14 @@ def test_strict_stops_at_the_first_bad_line_after_printing_what_came_before(lexi
 
 def test_line_numbers_and_json_align_results_with_input_lines(lexicon):
     text = "# header\n\ncatsteasnotestar\n  \nab1d\nstarnotesteascat\n\xff\xfe\n" + "a" * 5000 + "\nrestrestrestrest"
-    proc = subprocess.run([sys.executable, "-m", "boggle_dawg.solve_cli", str(lexicon), "--boards", "-", "-q",
+    proc = subprocess.run([sys.executable, "-m", "boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "-q",
                            "--line-numbers"], input=text.encode("latin-1"), capture_output=True, cwd=REPO, check=False)
     assert proc.returncode == 1
     expected = scores(lexicon, ["catsteasnotestar", "starnotesteascat", "restrestrestrest"])
     assert proc.stdout.decode().splitlines() == [f"3\t{expected[0]}", f"6\t{expected[1]}", f"9\t{expected[2]}"]
     stderr = proc.stderr.decode()
     assert "stdin line 7: not UTF-8 text" in stderr and "stdin line 8: longer than 4096 bytes" in stderr
-    proc = run_cli("boggle_dawg.solve_cli", str(lexicon), "--boards", "-", "-q", "--json",
+    proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "-q", "--json",
                    stdin="catsteasnotestar\n\nab1d\n")
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert rows[0] == {"line": 1, "board": "catsteasnotestar", "score": expected[0]}
@@ -94,7 +94,7 @@ def test_line_numbers_and_json_align_results_with_input_lines(lexicon):
 
 def test_stdin_is_answered_line_by_line(lexicon):
     """An interactive `--boards -` prints each board's score as soon as its line arrives."""
-    proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.solve_cli", str(lexicon), "--boards", "-", "-q"],
+    proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "-q"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
     try:
         for text, expected in zip(["catsteasnotestar", "abcdabcdabcdabcd"], scores(lexicon, ["catsteasnotestar",
@@ -116,17 +116,17 @@ def test_stdin_is_answered_line_by_line(lexicon):
 
 
 def test_summary_times_start_up_apart_from_scoring(lexicon):
-    proc = run_cli("boggle_dawg.solve_cli", str(lexicon), "--boards", "-", "-j", "1", stdin="\n".join(boards(2000)))
+    proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "-j", "1", stdin="\n".join(boards(2000)))
     assert proc.returncode == 0, proc.stderr
     assert re.fullmatch(r"scored 2,000 boards in \d+\.\d\d s: [\d,]+ boards/s \(trie, 1 job; start-up "
                         r"\d+\.\d\d s\)\n", proc.stderr), proc.stderr
-    one = run_cli("boggle_dawg.solve_cli", str(lexicon), "--boards", "-", stdin="catsteasnotestar\n")
+    one = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", stdin="catsteasnotestar\n")
     assert "scored 1 board in" in one.stderr
 
 
 def test_empty_input_and_closed_stdin(lexicon):
-    proc = run_cli("boggle_dawg.solve_cli", str(lexicon), "--boards", "-", stdin="# nothing\n\n")
+    proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", stdin="# nothing\n\n")
     assert (proc.returncode, proc.stdout) == (0, "") and "scored 0 boards" in proc.stderr
-    closed = subprocess.run(["sh", "-c", f'"{sys.executable}" -m boggle_dawg.solve_cli "{lexicon}" --boards - <&-'],
+    closed = subprocess.run(["sh", "-c", f'"{sys.executable}" -m boggle_dawg.dawg_solve "{lexicon}" --boards - <&-'],
                             capture_output=True, text=True, cwd=REPO, timeout=60, check=False)
     assert closed.returncode == 1 and closed.stderr == "dawg-solve: error: stdin is closed: give --boards PATH\n"

@@ -15,7 +15,11 @@ from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.compiler.verify import verify
 from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.errors import DawgError
-from boggle_dawg.solver.formats import ADT_FILES, DAWG_FILE, FORMATS, MANIFEST_FILE, TRIE_FILE
+from boggle_dawg.solver.formats import FORMATS
+from boggle_dawg.solver.formats.adtdawg import ADT_FILES
+from boggle_dawg.solver.formats.common import MANIFEST_FILE
+from boggle_dawg.solver.formats.dawg import DAWG_FILE
+from boggle_dawg.solver.formats.trie import TRIE_FILE
 from boggle_dawg.solver.lexicon import display, open_lexicon
 
 from support import assert_clean_error, run_cli

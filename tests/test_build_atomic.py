@@ -19,7 +19,8 @@ import boggle_dawg.compiler.write
 from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.errors import DawgError
-from boggle_dawg.solver.formats import FORMATS, MANIFEST_FILE
+from boggle_dawg.solver.formats import FORMATS
+from boggle_dawg.solver.formats.common import MANIFEST_FILE
 from boggle_dawg.solver.lexicon import open_lexicon
 
 from support import REPO

@@ -16,7 +16,7 @@ from boggle_dawg.solver.backends import resolve_jobs, usable_cores
 
 from support import REPO, assert_clean_error, run_cli
 
-PROGRAMS = {"boggle_dawg.solve_cli": ("dawg-solve", ["solve", "roll", "play", "search", "rearrange"]),
+PROGRAMS = {"boggle_dawg.dawg_solve": ("dawg-solve", ["solve", "roll", "play", "search", "rearrange"]),
             "boggle_dawg.dawgc_cli": ("dawgc", ["build", "info", "verify", "words"])}
 
 
@@ -39,18 +39,20 @@ def test_version_and_short_help_on_every_command(module, prog, sub):
 
 
 def test_help_names_the_board_form_completion_and_click_placeholders():
-    top = run_cli("boggle_dawg.solve_cli", "--help").stdout
+    top = run_cli("boggle_dawg.dawg_solve", "--help").stdout
     assert "dawg-solve [FILE] BOARD" in top and "dawg-solve [FILE] --boards PATH" in top
     assert "--install-completion" in top and "--install-completion" in run_cli("boggle_dawg.dawgc_cli", "--help").stdout
-    assert "-j, --jobs INTEGER" in run_cli("boggle_dawg.solve_cli", "solve", "-h").stdout
-    assert "-t, --seconds FLOAT" in run_cli("boggle_dawg.solve_cli", "play", "-h").stdout
+    assert "-j, --jobs INTEGER" in run_cli("boggle_dawg.dawg_solve", "solve", "-h").stdout
+    assert "-t, --seconds FLOAT" in run_cli("boggle_dawg.dawg_solve", "play", "-h").stdout
     assert "-o, --out PATH" in run_cli("boggle_dawg.dawgc_cli", "build", "-h").stdout
     assert "Usage: dawgc build [OPTIONS] WORDLIST" in run_cli("boggle_dawg.dawgc_cli", "build", "-h").stdout
 
 
 def test_a_short_option_means_one_thing_in_both_programs():
     from boggle_dawg.dawgc_cli import app as dawgc
-    from boggle_dawg.solve_cli import app as dawg_solve
+    from boggle_dawg.solve_cli import full_app
+
+    dawg_solve = full_app()
 
     meaning: dict[str, set[str]] = {}
     for app in (dawg_solve, dawgc):
@@ -80,7 +82,7 @@ def test_a_short_option_means_one_thing_in_both_programs():
     (("solve", "/nowhere/lexicon", "--boards", "-"), 1, "/nowhere/lexicon: no such file"),
 ])
 def test_exit_status_is_2_for_usage_and_1_for_bad_input(args, status, fragment):
-    proc = run_cli("boggle_dawg.solve_cli", *args)
+    proc = run_cli("boggle_dawg.dawg_solve", *args)
     assert_clean_error(proc, fragment)
     assert proc.returncode == status
 
@@ -93,7 +95,7 @@ def test_dawgc_usage_errors_are_one_line_with_status_2():
 
 def test_jobs_beyond_the_cores_are_capped_and_said(make_lexicon):
     lexicon = make_lexicon(["cat", "cats"])
-    proc = run_cli("boggle_dawg.solve_cli", str(lexicon), "--boards", "-", "-q", "--jobs", "1000", stdin="catsabcdefghijkl\n")
+    proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "-q", "--jobs", "1000", stdin="catsabcdefghijkl\n")
     assert proc.returncode == 0 and proc.stdout == "2\n"
     assert proc.stderr == (f"dawg-solve: --jobs 1000: this machine has {usable_cores()} {plural('core', usable_cores())}; "
                            f"using {usable_cores()}\n")
@@ -102,9 +104,9 @@ def test_jobs_beyond_the_cores_are_capped_and_said(make_lexicon):
 
 def test_plurals_for_one_point_and_one_word(make_lexicon):
     lexicon = str(make_lexicon(["cat"]))
-    proc = run_cli("boggle_dawg.solve_cli", lexicon, "catx")
+    proc = run_cli("boggle_dawg.dawg_solve", lexicon, "catx")
     assert proc.stdout.splitlines()[2] == "1 point, 1 word"
-    played = run_cli("boggle_dawg.solve_cli", "play", lexicon, "--board", "catx", stdin="cat\n")
+    played = run_cli("boggle_dawg.dawg_solve", "play", lexicon, "--board", "catx", stdin="cat\n")
     assert "You found 1 word for 1 point:" in played.stdout
     assert "The board holds 1 word of 3+ letters for 1 point (you scored 100%)." in played.stdout
 
@@ -115,7 +117,7 @@ def test_a_lone_board_is_a_board_even_when_a_file_has_its_name(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "BOGGLE_DAWG_CACHE": str(tmp_path / "cache")}
 
     def solve(arg: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "boggle_dawg.solve_cli", arg], capture_output=True, text=True,
+        return subprocess.run([sys.executable, "-m", "boggle_dawg.dawg_solve", arg], capture_output=True, text=True,
                               cwd=tmp_path, env=env, timeout=300, check=False)
 
     proc = solve("cats")
@@ -126,7 +128,7 @@ def test_a_lone_board_is_a_board_even_when_a_file_has_its_name(tmp_path):
 
 def test_play_refuses_letters_the_lexicon_lacks(make_lexicon):
     lexicon = str(make_lexicon(["cats", "acts", "tacs"], charset="14"))
-    proc = run_cli("boggle_dawg.solve_cli", "play", lexicon, "--board", "zest", stdin="zest\n")
+    proc = run_cli("boggle_dawg.dawg_solve", "play", lexicon, "--board", "zest", stdin="zest\n")
     assert_clean_error(proc, "board zest: the board has Z, which the lexicon's charset", "lacks")
-    rolled = run_cli("boggle_dawg.solve_cli", "play", lexicon, "--seed", "1", stdin="")
+    rolled = run_cli("boggle_dawg.dawg_solve", "play", lexicon, "--seed", "1", stdin="")
     assert_clean_error(rolled, "the dice rolled", "which the lexicon's charset")

@@ -41,7 +41,7 @@ def _boards(count: int) -> str:
     ("search", "{lex}", "--rounds", "2", "--seed", "1", "-q"),
 ])
 def test_dawg_solve_exits_quietly_into_a_closed_pipe(lexicon, command):
-    proc = run_into_closed_pipe("boggle_dawg.solve_cli", *[a.format(lex=lexicon) for a in command], stdin=_boards(20000))
+    proc = run_into_closed_pipe("boggle_dawg.dawg_solve", *[a.format(lex=lexicon) for a in command], stdin=_boards(20000))
     assert (proc.returncode, proc.stderr) == (CLOSED_PIPE, "")
 
 
@@ -51,7 +51,7 @@ def test_dawgc_words_exits_quietly_into_a_closed_pipe(lexicon):
 
 
 def test_head_closes_the_pipe_in_a_shell_pipeline(lexicon):
-    script = (f'set -o pipefail; "{sys.executable}" -m boggle_dawg.solve_cli roll --count 100000 --seed 1 | head -3; '
+    script = (f'set -o pipefail; "{sys.executable}" -m boggle_dawg.dawg_solve roll --count 100000 --seed 1 | head -3; '
               f'echo "status ${{PIPESTATUS[0]}}"')
     proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, cwd=REPO, timeout=120,
                           check=False)

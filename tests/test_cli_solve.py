@@ -16,7 +16,7 @@ CHAMPION = "RSLCSDEIAEGNTRPATESESMIDR"
 def test_one_board_grid_score_words_paths(built):
     out = built("twl06", "14")
     lex = open_lexicon(out)
-    proc = run_cli("boggle_dawg.solve_cli", str(out), CHAMPION, "--paths")
+    proc = run_cli("boggle_dawg.dawg_solve", str(out), CHAMPION, "--paths")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].split() == list("RSLCS")
@@ -30,7 +30,7 @@ def test_one_board_grid_score_words_paths(built):
 
 
 def test_json_output(built):
-    proc = run_cli("boggle_dawg.solve_cli", str(built("twl06", "26")), "qaiu/test/abcd/efgh", "--json")
+    proc = run_cli("boggle_dawg.dawg_solve", str(built("twl06", "26")), "qaiu/test/abcd/efgh", "--json")
     data = json.loads(proc.stdout)
     assert data["board"] == "qaiutestabcdefgh" and data["size"] == "4x4"
     assert data["score"] == sum(w["points"] for w in data["words"])
@@ -39,14 +39,14 @@ def test_json_output(built):
 
 def test_non_square_board_and_qu(built):
     out = built("twl06", "26")
-    proc = run_cli("boggle_dawg.solve_cli", str(out), "qitexs", "--size", "2x3", "--words")
+    proc = run_cli("boggle_dawg.dawg_solve", str(out), "qitexs", "--size", "2x3", "--words")
     assert proc.stdout.splitlines()[0].split() == ["Qu", "I", "T"]
     assert "quits" in proc.stdout.split()
 
 
 def test_reference_directory_reads_as_jpa14(built):
-    ref = run_cli("boggle_dawg.solve_cli", str(shared_path("reference", "jpa14")), CHAMPION)
-    ours = run_cli("boggle_dawg.solve_cli", str(built("twl06", "14")), CHAMPION, "--format", "adtdawg")
+    ref = run_cli("boggle_dawg.dawg_solve", str(shared_path("reference", "jpa14")), CHAMPION)
+    ours = run_cli("boggle_dawg.dawg_solve", str(built("twl06", "14")), CHAMPION, "--format", "adtdawg")
     assert ref.returncode == 0 and ref.stdout == ours.stdout
 
 
@@ -56,11 +56,11 @@ def test_batch_file_stdin_json_and_jobs(built):
     texts = boards.read_text().split()[:2000]
     expected = open_lexicon(out, "dawg").score_many(texts).tolist()
     for args in ([], ["--jobs", "2"], ["--format", "adtdawg", "-j", "0"]):
-        proc = run_cli("boggle_dawg.solve_cli", str(out), "--boards", "-", *args, stdin="\n".join(texts))
+        proc = run_cli("boggle_dawg.dawg_solve", str(out), "--boards", "-", *args, stdin="\n".join(texts))
         assert proc.returncode == 0, proc.stderr
         assert [int(x) for x in proc.stdout.split()] == expected
         assert "boards/s" in proc.stderr
-    proc = run_cli("boggle_dawg.solve_cli", str(out), "--boards", str(boards), "--json", "--quiet")
+    proc = run_cli("boggle_dawg.dawg_solve", str(out), "--boards", str(boards), "--json", "--quiet")
     rows = [json.loads(line) for line in proc.stdout.splitlines()[:2000]]
     assert [r["score"] for r in rows] == expected and rows[0]["board"] == texts[0]
     assert proc.stderr == ""
@@ -69,7 +69,7 @@ def test_batch_file_stdin_json_and_jobs(built):
 def test_batch_with_mixed_sizes_keeps_input_order(built):
     out = built("twl06", "26")
     texts = ["abcd", "catsdogsrat", "# comment", "", "quit/sexy", "serstaplrtesienq"]
-    proc = run_cli("boggle_dawg.solve_cli", str(out), "--boards", "-", "--quiet", stdin="\n".join(
+    proc = run_cli("boggle_dawg.dawg_solve", str(out), "--boards", "-", "--quiet", stdin="\n".join(
         t if t != "catsdogsrat" else "cats/dogs/rats" for t in texts))
     lex = open_lexicon(out)
     assert proc.stdout.split() == [str(lex.score(t)) for t in ["abcd", "cats/dogs/rats", "quit/sexy", "serstaplrtesienq"]]
@@ -77,10 +77,10 @@ def test_batch_with_mixed_sizes_keeps_input_order(built):
 
 def test_default_lexicon_is_compiled_once(tmp_path):
     env = {"BOGGLE_DAWG_CACHE": str(tmp_path)}
-    first = run_cli("boggle_dawg.solve_cli", "QUITSTEAMROLLERS", env=env)
+    first = run_cli("boggle_dawg.dawg_solve", "QUITSTEAMROLLERS", env=env)
     assert first.returncode == 0, first.stderr
     assert "compiling the default lexicon sowpods.txt" in first.stderr
-    second = run_cli("boggle_dawg.solve_cli", "QUITSTEAMROLLERS", env=env)
+    second = run_cli("boggle_dawg.dawg_solve", "QUITSTEAMROLLERS", env=env)
     assert second.stdout == first.stdout and second.stderr == ""
     assert len(list(tmp_path.iterdir())) == 1
 
@@ -101,5 +101,5 @@ def test_default_lexicon_is_compiled_once(tmp_path):
 ])
 def test_errors_are_one_line(built, args, stdin, fragment):
     mapping = {"lex": str(built("twl06", "26")), "lex14": str(built("twl06", "14"))}
-    proc = run_cli("boggle_dawg.solve_cli", *[a.format(**mapping) for a in args], stdin=stdin)
+    proc = run_cli("boggle_dawg.dawg_solve", *[a.format(**mapping) for a in args], stdin=stdin)
     assert_clean_error(proc, fragment)

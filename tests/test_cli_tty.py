@@ -20,7 +20,7 @@ def test_batch_from_a_file_at_a_terminal_writes_every_score_to_stdout(make_lexic
     boards = _boards(3000)
     path = tmp_path / "boards.txt"
     path.write_text("\n".join(boards) + "\n")
-    run = run_with_terminal_stderr("boggle_dawg.solve_cli", str(lexicon), "--boards", str(path))
+    run = run_with_terminal_stderr("boggle_dawg.dawg_solve", str(lexicon), "--boards", str(path))
     assert run.returncode == 0, run.screen
     assert run.stdout.split() == [str(s) for s in open_lexicon(lexicon).score_many(boards).tolist()]
     assert "scored 3,000 boards" in run.screen
@@ -31,7 +31,7 @@ def test_batch_from_a_file_at_a_terminal_writes_every_score_to_stdout(make_lexic
 def test_batch_from_stdin_at_a_terminal_writes_every_score_to_stdout(make_lexicon):
     lexicon = make_lexicon(WORDS)
     boards = _boards(500)
-    run = run_with_terminal_stderr("boggle_dawg.solve_cli", str(lexicon), "--boards", "-", "--json",
+    run = run_with_terminal_stderr("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "--json",
                                    stdin="\n".join(boards) + "\n")
     assert run.returncode == 0, run.screen
     rows = [json.loads(line) for line in run.stdout.splitlines()]
@@ -40,10 +40,10 @@ def test_batch_from_stdin_at_a_terminal_writes_every_score_to_stdout(make_lexico
 
 def test_search_and_rearrange_at_a_terminal_write_results_to_stdout(make_lexicon):
     lexicon = str(make_lexicon(WORDS))
-    run = run_with_terminal_stderr("boggle_dawg.solve_cli", "search", lexicon, "--rounds", "3", "--seed", "4", "--json")
+    run = run_with_terminal_stderr("boggle_dawg.dawg_solve", "search", lexicon, "--rounds", "3", "--seed", "4", "--json")
     assert run.returncode == 0, run.screen
     assert json.loads(run.stdout)["rounds"] == 3
-    run = run_with_terminal_stderr("boggle_dawg.solve_cli", "rearrange", lexicon, "catsteasnotestar", "--rounds", "3",
+    run = run_with_terminal_stderr("boggle_dawg.dawg_solve", "rearrange", lexicon, "catsteasnotestar", "--rounds", "3",
                                    "--seed", "4")
     assert run.returncode == 0, run.screen
     assert run.stdout.startswith(tuple("ACENORST")) and "round limit reached" in run.stdout

@@ -194,40 +194,40 @@ def test_bad_seed_and_count():
 
 
 def test_roll_command_seeded_and_forms():
-    proc = run_cli("boggle_dawg.solve_cli", "roll", "--seed", "7", "--count", "3")
+    proc = run_cli("boggle_dawg.dawg_solve", "roll", "--seed", "7", "--count", "3")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.split()
     assert len(lines) == 3 and lines[0] == "ibhihusonegwesit"
     assert proc.stderr == ""
-    grid = run_cli("boggle_dawg.solve_cli", "roll", "--seed", "7", "--grid")
+    grid = run_cli("boggle_dawg.dawg_solve", "roll", "--seed", "7", "--grid")
     assert grid.stdout == "I B H I\nH U S O\nN E G W\nE S I T\n"
-    rolled = run_cli("boggle_dawg.solve_cli", "roll", "--dice", "super-big", "--seed", "5", "-n", "2", "--json")
+    rolled = run_cli("boggle_dawg.dawg_solve", "roll", "--dice", "super-big", "--seed", "5", "-n", "2", "--json")
     records = [json.loads(line) for line in rolled.stdout.splitlines()]
     assert records[0] == {"seed": 5, "roll": 0, "dice": "super-big",
                           "board": "pomainiooywfoncm(an)jepaliyirredenrtsbi", "size": "6x6"}
     assert records[1]["roll"] == 1
-    listed = run_cli("boggle_dawg.solve_cli", "roll", "--list").stdout
+    listed = run_cli("boggle_dawg.dawg_solve", "roll", "--list").stdout
     assert all(name in listed for name in SIZES)
 
 
 def test_roll_without_seed_prints_it_and_can_be_repeated():
-    first = run_cli("boggle_dawg.solve_cli", "roll", "--size", "5x5", "-n", "2")
+    first = run_cli("boggle_dawg.dawg_solve", "roll", "--size", "5x5", "-n", "2")
     assert first.returncode == 0
     seed = first.stderr.split()[-1]
     assert first.stderr == f"dawg-solve: seed {seed}\n"
-    again = run_cli("boggle_dawg.solve_cli", "roll", "--dice", "big", "--seed", seed, "-n", "2")
+    again = run_cli("boggle_dawg.dawg_solve", "roll", "--dice", "big", "--seed", seed, "-n", "2")
     assert again.stdout == first.stdout and len(first.stdout.split()[0]) == 25
 
 
 def test_roll_pipes_into_the_batch_solver(tmp_path, make_lexicon):
     dice = tmp_path / "twelve.txt"
     dice.write_text("# twelve dice, 3x4\n" + "T A\nO E\nN S\n" * 4)
-    rolled = run_cli("boggle_dawg.solve_cli", "roll", "--dice", str(dice), "--size", "3x4", "--seed", "2", "-n", "20")
+    rolled = run_cli("boggle_dawg.dawg_solve", "roll", "--dice", str(dice), "--size", "3x4", "--seed", "2", "-n", "20")
     assert rolled.returncode == 0, rolled.stderr
     boards = rolled.stdout.splitlines()
     assert all(b.count("/") == 2 and len(b) == 14 for b in boards)
     lexicon = make_lexicon(["ant", "ants", "eats", "east", "note", "notes", "one", "ones", "sat", "tea"])
-    scored = run_cli("boggle_dawg.solve_cli", str(lexicon), "--boards", "-", "--json", "-q", stdin=rolled.stdout)
+    scored = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "--json", "-q", stdin=rolled.stdout)
     assert scored.returncode == 0, scored.stderr
     results = [json.loads(line) for line in scored.stdout.splitlines()]
     assert [r["board"] for r in results] == boards
@@ -244,17 +244,17 @@ def test_roll_pipes_into_the_batch_solver(tmp_path, make_lexicon):
     (["--size", "nine"], ["--size"]),
 ])
 def test_roll_command_errors(args, fragments):
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", "roll", *args), *fragments)
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", "roll", *args), *fragments)
 
 
 def test_roll_command_bad_dice_files(tmp_path):
     ragged = tmp_path / "ragged.txt"
     ragged.write_text("A B C D E F\n" * 3 + "A B C\n")
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", "roll", "--dice", str(ragged)), f"{ragged} line 4", "3 faces")
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", "roll", "--dice", str(ragged)), f"{ragged} line 4", "3 faces")
     binary = tmp_path / "binary.txt"
     binary.write_bytes(b"\xff\xfe\x00garbage")
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", "roll", "--dice", str(binary)), str(binary), "not UTF-8")
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", "roll", "--dice", str(binary)), str(binary), "not UTF-8")
     square_less = tmp_path / "five.txt"
     square_less.write_text("AB\n" * 5)
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", "roll", "--dice", str(square_less)),
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", "roll", "--dice", str(square_less)),
                        "5 dice do not fill a square board")

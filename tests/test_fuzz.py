@@ -17,7 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from boggle_dawg.solver.formats import ADT_FILES, DAWG_FILE, MANIFEST_FILE, TRIE_FILE
+from boggle_dawg.solver.formats.adtdawg import ADT_FILES
+from boggle_dawg.solver.formats.common import MANIFEST_FILE
+from boggle_dawg.solver.formats.dawg import DAWG_FILE
+from boggle_dawg.solver.formats.trie import TRIE_FILE
 
 from support import REPO, assert_clean_error, run_cli
 
@@ -109,16 +112,16 @@ def corrupt_copy(build: Path, tmp_path: Path, name: str, offset: int, value: byt
 def test_cli_reports_corrupt_files_in_one_line(work, tmp_path, name, offset, value):
     case = corrupt_copy(work / "builds" / "small", tmp_path, name, offset, value)
     fmt = {TRIE_FILE: "trie", DAWG_FILE: "dawg"}.get(name, "adtdawg")
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", str(case), "teasedte", "--size", "1x8", "--format", fmt), name)
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", str(case), "teasedte", "--size", "1x8", "--format", fmt), name)
 
 
 def test_truncated_and_foreign_files(work, tmp_path):
     (tmp_path / "trie.bin").write_bytes((work / "builds" / "small" / TRIE_FILE).read_bytes()[:70])
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", str(tmp_path / "trie.bin"), "abcd"), "trie.bin")
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", str(tmp_path / "trie.bin"), "abcd"), "trie.bin")
     (tmp_path / "notes.bin").write_bytes(b"hello, I am not a lexicon at all")
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", str(tmp_path / "notes.bin"), "abcd"), "notes.bin")
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", str(tmp_path / "notes.bin"), "abcd"), "notes.bin")
     (tmp_path / MANIFEST_FILE).write_bytes(b"\xc1garbage")
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", str(tmp_path), "abcd"), MANIFEST_FILE)
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", str(tmp_path), "abcd"), MANIFEST_FILE)
 
 
 @pytest.mark.parametrize("key_path, value", [
@@ -139,7 +142,7 @@ def test_solver_refuses_a_cyclic_adtdawg_rather_than_running_forever(work, tmp_p
     fmt, _, path = adversarial.make_hostile("adt-cycle-jpa14-144-bytes", tmp_path / "case", work / "builds" / "small")
     assert sum(p.stat().st_size for p in path.iterdir()) == 144
     try:
-        proc = run_cli("boggle_dawg.solve_cli", str(path), "a" * 25, "--format", fmt, timeout=20)
+        proc = run_cli("boggle_dawg.dawg_solve", str(path), "a" * 25, "--format", fmt, timeout=20)
     except subprocess.TimeoutExpired:
         pytest.fail("dawg-solve ran for more than 20 s on a 5x5 board of a 144-byte lexicon")
     assert_clean_error(proc, "case")

@@ -160,7 +160,7 @@ def test_min_length_drops_short_words_from_the_maximum(lexicon):
 
 
 def play(lexicon, *args, stdin=""):
-    return run_cli("boggle_dawg.solve_cli", "play", str(lexicon), *args, stdin=stdin, timeout=60)
+    return run_cli("boggle_dawg.dawg_solve", "play", str(lexicon), *args, stdin=stdin, timeout=60)
 
 
 def test_play_from_stdin(lexicon):
@@ -195,13 +195,13 @@ def test_play_rolls_the_dice_of_a_seed(lexicon):
     assert proc.returncode == 0, proc.stderr
     header, grid = proc.stdout.split("\n\n")[:2]
     assert header == "classic dice, seed 7: no time limit, words of 3+ letters."
-    assert grid + "\n" == run_cli("boggle_dawg.solve_cli", "roll", "--seed", "7", "--grid").stdout
+    assert grid + "\n" == run_cli("boggle_dawg.dawg_solve", "roll", "--seed", "7", "--grid").stdout
     big = play(lexicon, "--dice", "big", "--seed", "1")
     assert big.stdout.startswith("big dice, seed 1: 3:00 to play, words of 3+ letters.")
 
 
 def test_the_clock_runs_while_a_pipe_is_silent(lexicon):
-    proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.solve_cli", "play", str(lexicon), "--board", BOARD,
+    proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", "play", str(lexicon), "--board", BOARD,
                              "--seconds", "1.5"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=REPO)
     proc.stdin.write("quest\n")
@@ -231,13 +231,13 @@ def test_play_errors(lexicon, args, fragments):
 
 
 def test_play_with_stdin_closed(lexicon):
-    proc = subprocess.run(["sh", "-c", f'"{sys.executable}" -m boggle_dawg.solve_cli play "{lexicon}" --seed 1 <&-'],
+    proc = subprocess.run(["sh", "-c", f'"{sys.executable}" -m boggle_dawg.dawg_solve play "{lexicon}" --seed 1 <&-'],
                           capture_output=True, text=True, cwd=REPO, timeout=60)
     assert_clean_error(proc, "stdin is closed")
 
 
 def test_play_missing_lexicon(tmp_path):
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", "play", str(tmp_path / "none"), "--seed", "1"),
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", "play", str(tmp_path / "none"), "--seed", "1"),
                        "no such file or directory")
 
 
@@ -254,7 +254,7 @@ class Terminal:
 
     def __init__(self, *args: str) -> None:
         self.master, slave = pty.openpty()
-        self.proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.solve_cli", *args], stdin=slave, stdout=slave,
+        self.proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", *args], stdin=slave, stdout=slave,
                                      stderr=slave, cwd=REPO, start_new_session=True, preexec_fn=_take_terminal)
         os.close(slave)
         self.screen = ""

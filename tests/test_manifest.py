@@ -16,7 +16,7 @@ import msgpack
 import pytest
 
 from boggle_dawg.solver.errors import DawgError
-from boggle_dawg.solver.formats import MANIFEST_FILE
+from boggle_dawg.solver.formats.common import MANIFEST_FILE
 from boggle_dawg.solver.lexicon import open_lexicon, read_manifest
 
 from support import assert_clean_error, run_cli
@@ -119,7 +119,7 @@ def run_in_process(capsys, module: str, *args: str) -> tuple[int, str, str]:
 
 def commands(source, case):
     return [("boggle_dawg.dawgc_cli", "info", str(case)), ("boggle_dawg.dawgc_cli", "verify", str(case), "--source", str(source)),
-            ("boggle_dawg.dawgc_cli", "words", str(case)), ("boggle_dawg.solve_cli", str(case), BOARD)]
+            ("boggle_dawg.dawgc_cli", "words", str(case)), ("boggle_dawg.dawg_solve", str(case), BOARD)]
 
 
 def test_every_command_refuses_every_mangled_manifest(build, tmp_path, capsys):

@@ -7,7 +7,8 @@ import pytest
 from boggle_dawg.compiler.verify import verify
 from boggle_dawg.compiler.wordlist import load_word_list
 from boggle_dawg.solver.charset import JPA14, parse_charset
-from boggle_dawg.solver.lexicon import AdtLexicon, display, open_lexicon
+from boggle_dawg.solver.formats.adtdawg import AdtLexicon
+from boggle_dawg.solver.lexicon import display, open_lexicon
 
 from support import shared_path
 

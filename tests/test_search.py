@@ -198,19 +198,19 @@ def test_rearrange_keeps_exactly_the_letters(built):
 
 def test_cli_search_scores_agree_with_dawg_solve(built):
     out = str(built("enable2k"))
-    proc = run_cli("boggle_dawg.solve_cli", "search", out, "--size", "4x4", "--evaluations", "30000", "--seed", "5",
+    proc = run_cli("boggle_dawg.dawg_solve", "search", out, "--size", "4x4", "--evaluations", "30000", "--seed", "5",
                    "--top", "4", "--json", "-q")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["stopped"] == "evaluations" and len(data["top"]) == 4
     assert data["best"] == data["top"][0]
-    check = run_cli("boggle_dawg.solve_cli", out, data["best"]["board"], "--json")
+    check = run_cli("boggle_dawg.dawg_solve", out, data["best"]["board"], "--json")
     assert json.loads(check.stdout)["score"] == data["best"]["score"]
 
 
 def test_cli_same_seed_prints_the_same(built):
     out = str(built("enable2k"))
-    args = ("boggle_dawg.solve_cli", "search", out, "--method", "deviation", "--rounds", "12", "--seed", "9", "-j", "2")
+    args = ("boggle_dawg.dawg_solve", "search", out, "--method", "deviation", "--rounds", "12", "--seed", "9", "-j", "2")
     first, second = run_cli(*args), run_cli(*args)
     assert first.returncode == 0, first.stderr
     assert first.stdout == second.stdout
@@ -220,21 +220,22 @@ def test_cli_same_seed_prints_the_same(built):
 
 def test_cli_rearrange_prints_board_score_and_words(built):
     out = str(built("enable2k"))
-    proc = run_cli("boggle_dawg.solve_cli", "rearrange", out, "PERSLATGSINETERS", "--rounds", "10", "--seed", "1", "--json", "-q")
+    proc = run_cli("boggle_dawg.dawg_solve", "rearrange", out, "PERSLATGSINETERS", "--rounds", "10", "--seed", "1",
+                   "--json", "-q")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert sorted(data["board"]) == sorted(data["letters"]) == sorted("perslatgsineters")
     assert data["score"] == sum(w["points"] for w in data["words"])
-    text = run_cli("boggle_dawg.solve_cli", "rearrange", out, "PERSLATGSINETERS", "--rounds", "10", "--seed", "1", "-q")
+    text = run_cli("boggle_dawg.dawg_solve", "rearrange", out, "PERSLATGSINETERS", "--rounds", "10", "--seed", "1", "-q")
     lines = text.stdout.splitlines()
     assert lines[4].startswith(f"{data['score']} points, {len(data['words'])} words")
 
 
 def test_cli_seconds_limit_returns_promptly(built):
     out = str(built("twl06", "14"))
-    run_cli("boggle_dawg.solve_cli", "search", out, "--size", "5x5", "--rounds", "1", "-q")  # compiled code is cached
+    run_cli("boggle_dawg.dawg_solve", "search", out, "--size", "5x5", "--rounds", "1", "-q")  # compiled code is cached
     started = time.perf_counter()
-    proc = run_cli("boggle_dawg.solve_cli", "search", out, "--size", "5x5", "--seconds", "1", "--json", "-q")
+    proc = run_cli("boggle_dawg.dawg_solve", "search", out, "--size", "5x5", "--seconds", "1", "--json", "-q")
     elapsed = time.perf_counter() - started
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
@@ -244,7 +245,7 @@ def test_cli_seconds_limit_returns_promptly(built):
 
 def test_cli_ctrl_c_prints_the_best_so_far(built):
     out = str(built("enable2k"))
-    proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.solve_cli", "search", out, "--seconds", "60"],
+    proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", "search", out, "--seconds", "60"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
     try:
         assert "hillclimb search of 4x4 boards" in proc.stderr.readline()  # the first round is scored
@@ -270,13 +271,13 @@ def test_cli_ctrl_c_prints_the_best_so_far(built):
 def test_cli_bad_input_is_one_line(built, args, fragment):
     out = str(built("enable2k"))
     command, *rest = args
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", command, out, *rest), fragment)
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", command, out, *rest), fragment)
 
 
 def test_cli_letters_outside_the_charset(built):
     out = str(built("twl06", "14"))
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", "rearrange", out, "abcdefghijklmnop"), "'B'", "charset")
-    assert_clean_error(run_cli("boggle_dawg.solve_cli", "search", out, "--alphabet", "xyz"), "'X'", "charset")
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", "rearrange", out, "abcdefghijklmnop"), "'B'", "charset")
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", "search", out, "--alphabet", "xyz"), "'X'", "charset")
 
 
 def test_rearrange_counts_its_greedy_start_in_the_budget(built):

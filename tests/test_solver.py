@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.solver.board import Shape, parse_board, points
+from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats import FORMATS
 from boggle_dawg.solver.lexicon import open_lexicon
@@ -36,57 +41,102 @@ def notation(faces: list[str], shape: Shape) -> str:
     return "/".join("".join(tokens[r * shape.cols:(r + 1) * shape.cols]) for r in range(shape.rows))
 
 
-def check_lexicon(directory, reference: Reference, boards: list[tuple[list[str], Shape]], letters: str):
-    """Every format, both engines, one and two jobs, against the reference."""
-    texts = [notation(f, s) for f, s in boards]
-    expected = [reference.score(f, s.rows, s.cols) for f, s in boards]
-    for fmt in FORMATS:
-        lex = open_lexicon(directory, fmt)
-        for jobs in (1, 2):
-            got = lex.score_many(texts, jobs=jobs).tolist()
-            assert got == expected, (fmt, jobs, [t for t, g, e in zip(texts, got, expected) if g != e][:3])
-        for (faces, shape), text, score in list(zip(boards, texts, expected))[::7]:
-            found = lex.words(text)
-            assert sum(f.points for f in found) == score == lex.score(text), (fmt, text)
-            assert {f.word for f in found} == reference.found(faces, shape.rows, shape.cols)
-            board = parse_board(text)
-            for f in found:
-                assert board.spell(f.path) == f.word and len(set(f.path)) == len(f.path)
-                assert f.points == points(len(f.word))
-                for a, b in zip(f.path, f.path[1:]):
-                    assert abs(a // shape.cols - b // shape.cols) <= 1 and abs(a % shape.cols - b % shape.cols) <= 1
+ENGINES = ["python", "batch-1", "batch-2"]  # CPython one board at a time; the compiled batch on 1 and 2 threads
+SMALL = [("abc", "ABC"), ("aest", "AEST"), ("aeinrstq", "AEINRSTQU")]
 
 
-def test_small_random_lexicons(make_lexicon):
-    rng = random.Random(2024)
-    for letters, charset in (("abc", "ABC"), ("aest", "AEST"), ("aeinrstq", "AEINRSTQU")):
-        words = {"".join(rng.choice(letters) for _ in range(rng.randint(3, 7))) for _ in range(300)}
-        words = {w.replace("q", "qu") for w in words}
-        directory = make_lexicon(sorted(words), charset)
-        reference = Reference(words)
-        boards = []
-        for shape in SIZES:
-            for _ in range(12 if shape.cells <= 25 else 3):
-                boards.append((random_faces(rng, shape, letters), shape))
-        check_lexicon(directory, reference, boards, letters)
+@dataclass
+class Case:
+    """A lexicon, its brute-force reference and random boards (as faces and as notation)."""
+
+    directory: Path
+    reference: Reference
+    boards: list[tuple[list[str], Shape]]
+
+    @cached_property
+    def texts(self) -> list[str]:
+        return [notation(f, s) for f, s in self.boards]
+
+    @cached_property
+    def expected(self) -> list[int]:
+        return [self.reference.score(f, s.rows, s.cols) for f, s in self.boards]
 
 
-@pytest.mark.slow
-def test_real_lexicon_every_size(built):
-    rng = random.Random(99)
-    reference = Reference.from_file(word_list_path("twl06"))
-    boards = [(random_faces(rng, shape), shape) for shape in SIZES
-              for _ in range(40 if shape.cells <= 16 else 15 if shape.cells <= 36 else 4)]
-    check_lexicon(built("twl06", "26"), reference, boards, COMMON)
+def small_case(tmp_path_factory, letters: str, charset: str) -> Case:
+    rng = random.Random(f"2024-{letters}")
+    words = {"".join(rng.choice(letters) for _ in range(rng.randint(3, 7))) for _ in range(300)}
+    words = sorted(w.replace("q", "qu") for w in words)
+    out = tmp_path_factory.mktemp(f"small-{letters}")
+    (out / "words.txt").write_text("\n".join(words) + "\n")
+    build_lexicon(out / "words.txt", parse_charset(charset), out / "build")
+    boards = [(random_faces(rng, shape, letters), shape) for shape in SIZES
+              for _ in range(12 if shape.cells <= 25 else 3)]
+    return Case(out / "build", Reference(words), boards)
 
 
-@pytest.mark.slow
-def test_two_letter_faces_and_blanks(built):
-    rng = random.Random(5)
-    reference = Reference.from_file(word_list_path("twl06"))
-    boards = [(random_faces(rng, shape, extras=("th", "in", "er", "he", "an", "")), shape)
-              for shape in (Shape(4, 4), Shape(5, 5), Shape(6, 6)) for _ in range(25)]
-    check_lexicon(built("twl06", "26"), reference, boards, COMMON)
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory, built):
+    """name -> Case, made on first use."""
+    made: dict[str, Case] = {}
+
+    def get(name: str) -> Case:
+        if name not in made:
+            if name.startswith("small-"):
+                letters, charset = SMALL[int(name[-1])]
+                made[name] = small_case(tmp_path_factory, letters, charset)
+            elif name == "twl06-every-size":
+                rng = random.Random(99)
+                made[name] = Case(built("twl06", "26"), Reference.from_file(word_list_path("twl06")),
+                                  [(random_faces(rng, shape), shape) for shape in SIZES
+                                   for _ in range(40 if shape.cells <= 16 else 15 if shape.cells <= 36 else 4)])
+            else:  # two-letter faces and blanks
+                rng = random.Random(5)
+                made[name] = Case(built("twl06", "26"), Reference.from_file(word_list_path("twl06")),
+                                  [(random_faces(rng, shape, extras=("th", "in", "er", "he", "an", "")), shape)
+                                   for shape in (Shape(4, 4), Shape(5, 5), Shape(6, 6)) for _ in range(25)])
+        return made[name]
+
+    return get
+
+
+CASES = [*(f"small-{i}" for i in range(len(SMALL))),
+         pytest.param("twl06-every-size", marks=pytest.mark.slow),
+         pytest.param("twl06-two-letter-faces", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("case", CASES)
+def test_scores_agree_with_brute_force(cases, case, fmt, engine):
+    """Every format and engine scores random boards (1x1 to 8x8, Qu, two-letter faces, blanks)
+    exactly as the independent reference does. The CPython engine takes every 7th board."""
+    case = cases(case)
+    lex = open_lexicon(case.directory, fmt)
+    if engine == "python":
+        texts, expected = case.texts[::7], case.expected[::7]
+        got = [lex.score(t) for t in texts]
+    else:
+        texts, expected = case.texts, case.expected
+        got = lex.score_many(texts, jobs=int(engine[-1])).tolist()
+    assert got == expected, [t for t, g, e in zip(texts, got, expected) if g != e][:3]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("case", CASES)
+def test_words_and_paths_agree_with_brute_force(cases, case, fmt):
+    """The words found, their points and their paths (cells adjacent, each used once)."""
+    case = cases(case)
+    lex = open_lexicon(case.directory, fmt)
+    for (faces, shape), text, score in list(zip(case.boards, case.texts, case.expected))[::7]:
+        found = lex.words(text)
+        assert sum(f.points for f in found) == score
+        assert {f.word for f in found} == case.reference.found(faces, shape.rows, shape.cols)
+        board = parse_board(text)
+        for f in found:
+            assert board.spell(f.path) == f.word and len(set(f.path)) == len(f.path)
+            assert f.points == points(len(f.word))
+            for a, b in zip(f.path, f.path[1:]):
+                assert abs(a // shape.cols - b // shape.cols) <= 1 and abs(a % shape.cols - b % shape.cols) <= 1
 
 
 @pytest.mark.slow

@@ -21,22 +21,14 @@ import pytest
 
 from boggle_dawg.compiler.adtdawg import child_set_words
 from boggle_dawg.compiler.verify import verify
-from boggle_dawg.solver import lexicon as lexicon_module
 from boggle_dawg.solver.charset import JPA14, Charset
 from boggle_dawg.solver.errors import DawgError
-from boggle_dawg.solver.formats import (
-    ADT_FILES,
-    DAWG_FILE,
-    DAWG_MAGIC,
-    FORMAT_VERSION,
-    HEADER,
-    MANIFEST_FILE,
-    TRIE_FILE,
-    TRIE_MAGIC,
-    AdtLayout,
-    node_word,
-)
-from boggle_dawg.solver.lexicon import TRACKING_DTYPE, open_all, open_lexicon
+from boggle_dawg.solver.formats.adtdawg import ADT_FILES, TRACKING_DTYPE, AdtLayout
+from boggle_dawg.solver.formats.base import MAX_WORD_IDS, Snapshot
+from boggle_dawg.solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE, node_word
+from boggle_dawg.solver.formats.dawg import DAWG_FILE, DAWG_MAGIC
+from boggle_dawg.solver.formats.trie import TRIE_FILE, TRIE_MAGIC
+from boggle_dawg.solver.lexicon import open_all, open_lexicon
 
 from support import REPO, assert_clean_error, run_cli
 
@@ -142,10 +134,12 @@ def test_word_numbers_beyond_the_walks_int32_are_refused(tmp_path):
     assert np.iinfo(TRACKING_DTYPE).max < count < 2**32  # fits part 3's uint32, not the walk's int32
     with pytest.raises(DawgError, match=r"adtdawg-3\.dat: tracking number above 2147483647"):
         open_lexicon(directory)
-    # one live letter less: every number fits, and the file opens
+    # one live letter less: every number fits the walk's int32, but there are more word numbers
+    # than the solver keeps stamps for (4 bytes each per thread): refused at open, not at scoring
     directory, count = layered_adtdawg(tmp_path / "fits", layers=8, live_starts=1)
-    assert count <= np.iinfo(TRACKING_DTYPE).max
-    assert open_lexicon(directory).word_count == count
+    assert MAX_WORD_IDS < count <= np.iinfo(TRACKING_DTYPE).max
+    with pytest.raises(DawgError, match=f"{count + 1} word numbers, more than the {MAX_WORD_IDS}"):
+        open_lexicon(directory)
 
 
 # --- termination: no cycles, no node that leads to no word ---------------------------------
@@ -157,7 +151,7 @@ def test_cyclic_adtdawg_is_refused(tmp_path):
     assert sum(f.stat().st_size for f in directory.iterdir()) < 150
     with pytest.raises(DawgError, match=r"adtdawg-1\.dat: nodes form a cycle"):
         open_lexicon(directory)
-    proc = run_cli("boggle_dawg.solve_cli", str(directory), "aaaaaaaaaaaaaaaaaaaaaaaaa", timeout=60)
+    proc = run_cli("boggle_dawg.dawg_solve", str(directory), "aaaaaaaaaaaaaaaaaaaaaaaaa", timeout=60)
     assert_clean_error(proc, "nodes form a cycle")
 
 
@@ -282,7 +276,7 @@ def test_build_swapped_while_opening_gives_one_snapshot(make_lexicon, tmp_path, 
     first, second = make_lexicon(WORDS), make_lexicon(["zzz", "zzzz", "zzzzz"])
     current = tmp_path / "current"
     current.symlink_to(first)
-    read = lexicon_module._Snapshot.read
+    read = Snapshot.read
 
     def swap_after_manifest(self, name, what="lexicon file"):
         data = read(self, name, what)
@@ -292,7 +286,7 @@ def test_build_swapped_while_opening_gives_one_snapshot(make_lexicon, tmp_path, 
             os.replace(swapped, current)
         return data
 
-    monkeypatch.setattr(lexicon_module._Snapshot, "read", swap_after_manifest)
+    monkeypatch.setattr(Snapshot, "read", swap_after_manifest)
     lex = open_lexicon(current)
     assert lex.word_list() == sorted(WORDS)
 

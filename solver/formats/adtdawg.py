@@ -1,0 +1,374 @@
+"""The ADTDAWG format: the four part files of the JPA14 reference layout, generalised.
+
+Parts (docs/formats.md; ../shared/docs/adtdawg-format.md for the reference):
+node words, child sets, wide tracking numbers, narrow tracking numbers. A
+word's id is its tracking marker. `AdtLayout` widens the reference fields when
+counts or letters outgrow them; the manifest records the layout, and a
+directory without a manifest is read with the reference layout (JPA14).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..charset import JPA14, Charset
+from ..engine import Walk
+from ..errors import DawgError
+from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
+from .base import Lexicon, Snapshot, check, spans, verify_sha256, walk_words
+
+if TYPE_CHECKING:
+    from ..manifest import Manifest
+
+ADT_FILES = tuple(f"adtdawg-{part}.dat" for part in (1, 2, 3, 4))
+REFERENCE_ADT_GLOB = "Four_Part_{part}_DTDAWG_For_Lexicon_*.dat"
+REFERENCE_MAX_LENGTH = 15
+TRACKING_DTYPE = np.dtype(np.int32)  # the walk's tracking numbers, hence its word ids
+ADT_TRACKING_BYTE_MAX = 255  # part 4 holds tracking numbers that fit a byte
+
+
+@dataclass(frozen=True)
+class AdtLayout:
+    """How an ADTDAWG packs its node and child-set words.
+
+    The reference files use 15 first-child bits, 11 child-set bits, end-of-word
+    at bit 26, 32-bit node words and one 64-bit child-set word. A lexicon whose
+    node or child-set count does not fit those fields gets wider fields (and
+    64-bit node words if they no longer fit 32 bits); more than 18 letters
+    continue the child-set fields in a second 64-bit word. The manifest records
+    the layout; a directory without a manifest is read with the reference layout.
+    """
+
+    letters: int = 14
+    first_child_bits: int = 15
+    child_set_bits: int = 11
+
+    def __post_init__(self) -> None:
+        if not (1 <= self.letters <= 26 and 15 <= self.first_child_bits <= 32
+                and 11 <= self.child_set_bits <= 31 and self.eow_shift <= 62):
+            raise ValueError(f"impossible ADTDAWG layout {self}")
+
+    @property
+    def eow_shift(self) -> int:
+        return self.first_child_bits + self.child_set_bits
+
+    @property
+    def node_bytes(self) -> int:
+        return 4 if self.eow_shift < 32 else 8
+
+    @property
+    def node_dtype(self) -> np.dtype:
+        return np.dtype("<u4" if self.node_bytes == 4 else "<u8")
+
+    @property
+    def child_set_words(self) -> int:
+        return int(child_set_fields(self.letters)[0].max()) + 1
+
+    @property
+    def is_reference(self) -> bool:
+        return self.first_child_bits == 15 and self.child_set_bits == 11 and self.letters <= 18
+
+    @classmethod
+    def fitting(cls, letters: int, nodes: int, child_sets: int) -> AdtLayout:
+        """The reference field widths when they suffice, else the narrowest wider ones."""
+        return cls(
+            letters=letters,
+            first_child_bits=max(15, nodes.bit_length()),
+            child_set_bits=max(11, (child_sets - 1).bit_length()),
+        )
+
+    def to_manifest(self) -> dict:
+        return {"letters": self.letters, "first_child_bits": self.first_child_bits,
+                "child_set_bits": self.child_set_bits, "node_bytes": self.node_bytes,
+                "child_set_words": self.child_set_words}
+
+
+def child_set_fields(letters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(word, shift, width) of each letter's field in a child-set entry.
+
+    Letter i's field is wide enough to hold i + 1 (its largest possible
+    1-based position in a child block). Fields are packed from bit 0 of word 0
+    and continue in the next 64-bit word when one is full: 18 letters fill
+    exactly one word (the reference layout), 26 letters need two.
+    """
+    word = np.zeros(letters, np.int64)
+    shift = np.zeros(letters, np.int64)
+    width = np.zeros(letters, np.int64)
+    w = s = 0
+    for i in range(letters):
+        bits = (i + 1).bit_length()
+        if s + bits > 64:
+            w, s = w + 1, 0
+        word[i], shift[i], width[i] = w, s, bits
+        s += bits
+    return word, shift, width
+
+
+@dataclass
+class AdtLexicon(Lexicon):
+    layout: AdtLayout = field(default=None, repr=False)
+    nodes: np.ndarray = field(default=None, repr=False)       # node words, index 0 = null node
+    child_sets: np.ndarray = field(default=None, repr=False)  # (M, words)
+    tracking: np.ndarray = field(default=None, repr=False)    # T[0..N], as uint32
+    wide_nodes: int = 0
+    format = "adtdawg"
+
+    @classmethod
+    def load(cls, snap: Snapshot, names: list[str], manifest: Manifest | None) -> AdtLexicon:
+        paths = [snap.path / name for name in names]
+        parts = [snap.read(name) for name in names]
+        if manifest:
+            for p, data, expected in zip(paths, parts, manifest.files("adtdawg")):
+                verify_sha256(p, data, expected)
+            layout, charset = manifest.layout, manifest.charset  # their letter counts agree (schema)
+        else:
+            charset, layout = Charset(JPA14), AdtLayout()
+        p1, p2, p3, p4 = parts
+        n = header_count(paths[0], p1, "<u4")
+        m = header_count(paths[1], p2, "<u8")
+        k = header_count(paths[2], p3, "<u4")
+        words_per_set = layout.child_set_words
+        expect = [(p1, 4 + n * layout.node_bytes), (p2, 8 + m * 8 * words_per_set), (p3, 4 + k * 4),
+                  (p4, n - k)]
+        for p, (data, size) in zip(paths, expect):
+            if len(data) != size:
+                raise DawgError(f"{p}: {len(data)} bytes, the part headers call for {size} "
+                                f"(truncated, corrupt or parts of different builds)")
+        letters = len(charset)
+        if n < letters or m < 1:
+            raise DawgError(f"{paths[0]}: {n} nodes cannot hold the {letters} start nodes")
+        raw = p1[4:].view(layout.node_dtype)
+        nodes = np.concatenate([np.zeros(1, layout.node_dtype), raw])
+        child_sets = p2[8:].view("<u8").reshape(m, words_per_set)
+        tracking = np.concatenate([np.zeros(1, np.uint32), p3[4:].view("<u4"), p4.astype(np.uint32)])
+        lex = cls(path=snap.path, charset=charset, word_count=int(tracking[1]),
+                  max_length=int(manifest.data["max_length"]) if manifest else REFERENCE_MAX_LENGTH,
+                  manifest=manifest, layout=layout, nodes=nodes, child_sets=child_sets, tracking=tracking,
+                  wide_nodes=k)
+        lex._validate(paths)
+        if manifest and lex.word_count != int(manifest.data["words"]):
+            raise DawgError(f"{paths[2]}: holds {lex.word_count} words, the manifest says {manifest.data['words']}")
+        return lex
+
+    @cached_property
+    def walk(self) -> Walk:
+        letters = self.layout.letters
+        # one extra row: the start block as a virtual child set (letter i -> node i + 1)
+        pos = np.vstack([self.positions(), np.arange(1, letters + 1)])
+        set_mask = ((pos > 0).astype(np.int64) << np.arange(letters)).sum(axis=1)
+        nodes = self.nodes if self.nodes.dtype.itemsize == 4 else self.nodes.view(np.int64)
+        lay = self.layout
+        inputs = (nodes, self.tracking.astype(TRACKING_DTYPE), pos.astype(np.uint8).ravel(), set_mask, letters,
+                  lay.first_child_bits, lay.child_set_bits, lay.eow_shift)
+        return Walk(adtdawg_board, inputs, self.word_count + 1)
+
+    def fields(self):
+        """(first child, child-set index, end-of-word) of every node, as int64 arrays."""
+        w = self.nodes.astype(np.uint64)
+        lay = self.layout
+        first = (w & np.uint64((1 << lay.first_child_bits) - 1)).astype(np.int64)
+        child_set = ((w >> np.uint64(lay.first_child_bits)) & np.uint64((1 << lay.child_set_bits) - 1)).astype(np.int64)
+        eow = ((w >> np.uint64(lay.eow_shift)) & np.uint64(1)).astype(np.int64)
+        return first, child_set, eow
+
+    def positions(self) -> np.ndarray:
+        """(M, letters) 1-based position of each letter's child in a child block, 0 = none."""
+        word, shift, width = child_set_fields(self.layout.letters)
+        sets = self.child_sets[:, word]
+        return ((sets >> shift.astype(np.uint64)) & ((np.uint64(1) << width.astype(np.uint64)) - np.uint64(1))).astype(np.int64)
+
+    def _validate(self, paths: list[Path]) -> None:
+        p1, p2, p3, _ = paths
+        lay = self.layout
+        n = len(self.nodes) - 1
+        w = self.nodes.astype(np.uint64)
+        check(w >> np.uint64(lay.eow_shift + 1) == 0, p1, "node word has bits set beyond end-of-word")
+        first, child_set, eow = self.fields()
+        m = len(self.child_sets)
+        check(child_set < m, p1, "node points outside the child sets")
+        used_bits = int(child_set_fields(lay.letters)[1][-1] + child_set_fields(lay.letters)[2][-1])
+        if self.child_sets.shape[1] == 1 and used_bits < 64:
+            check(self.child_sets[:, 0] >> np.uint64(used_bits) == 0, p2, "child set has bits beyond the last letter")
+        pos = self.positions()
+        present = pos > 0
+        kids = present.sum(axis=1)
+        check(np.where(present, pos == np.cumsum(present, axis=1), True), p2,
+               "child set positions are not 1, 2, ... in letter order")
+        nk = kids[child_set]
+        check((first == 0) == (nk == 0), p1, "node's first child and child set disagree")
+        check((nk == 0) | (first + nk - 1 <= n), p1, "node's children out of range")
+        # Tracking numbers: T[p] = words(p) + T[p+1] inside a child block, = words(p) at its end,
+        # where words(p) = eow(p) + T[first child of p]. The start block is nodes 1..letters.
+        tracking = self.tracking.astype(np.int64)
+        check(tracking[self.wide_nodes + 1:] <= 255, p3, "tracking number too large for part 4")
+        limit = np.iinfo(TRACKING_DTYPE).max
+        check(tracking <= limit, p3, f"tracking number above {limit}: more words than the walk's "
+               f"{TRACKING_DTYPE.itemsize * 8}-bit word numbers can count")
+        words = eow + np.where(first > 0, tracking[first], 0)
+        blocks = np.unique(np.column_stack([first, nk])[first > 0], axis=0)
+        starts = np.r_[1, blocks[:, 0]]
+        lengths = np.r_[len(self.charset), blocks[:, 1]]
+        at = spans(starts, lengths)
+        last = np.zeros(len(at), bool)
+        last[np.cumsum(lengths) - 1] = True
+        after = np.where(last, 0, tracking[np.minimum(at + 1, n)])
+        check(tracking[at] == words[at] + after, p3, "tracking numbers do not number the words")
+        check(tracking[1] >= 1, p3, "holds no words")
+        # Every child leads to a word, so T strictly decreases along a child block and never
+        # grows from a node to its children: a cycle would keep T constant, which only the
+        # edge from a non-word node p to its first child with T[p] = T[first] does. Those
+        # edges form chains (one per node); following each 2^k times for 2^k > N ends every
+        # chain at 0 unless a cycle holds it.
+        children = at[len(self.charset):]
+        check(words[children] >= 1, p1, "child node that leads to no word")
+        in_block = np.zeros(n + 1, bool)
+        in_block[children] = True
+        chain = np.where(in_block & (eow == 0) & (first > 0) & (tracking == tracking[first]), first, 0)
+        for _ in range(n.bit_length() + 1):
+            chain = chain[chain]
+        check(chain == 0, p1, "nodes form a cycle (a walk would never end)")
+
+    def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
+        first, child_set, eow = (a.tolist() for a in self.fields())
+        pos = self.positions().tolist()
+        t = self.tracking.astype(np.int64).tolist()
+
+        def children(state):
+            node, marker = state
+            f = first[node]
+            if f:
+                base = marker - eow[node] - t[f]
+                for letter, p in enumerate(pos[child_set[node]]):
+                    if p:
+                        c = f + p - 1
+                        yield letter, (c, base + t[c])
+
+        roots = [((i + 1, t[i + 1]), letter) for i, letter in enumerate(self.charset.letters)]
+        return walk_words(self.path, self.charset, self.max_length, roots, children,
+                           lambda state: state[1] if eow[state[0]] else None, progress)
+
+    def info(self) -> dict:
+        return {**super().info(), "nodes": len(self.nodes) - 1, "child_sets": len(self.child_sets),
+                "wide_nodes": self.wide_nodes, "layout": self.layout.to_manifest(),
+                "reference_layout": self.layout.is_reference}
+
+
+def header_count(path: Path, data: np.ndarray, dtype: str) -> int:
+    size = np.dtype(dtype).itemsize
+    if len(data) < size:
+        raise DawgError(f"{path}: truncated (no count header)")
+    return int(data[:size].view(dtype)[0])
+
+
+def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits, eow_shift,
+                  board, cell_len, nbr_mask, near, card, stack, stamps, stamp,
+                  found, capacity, width, found_count):
+    """Score one board on an ADTDAWG; a word's id is its tracking marker.
+
+    positions[child set * letters + letter] is the 1-based place of the
+    letter's child in its child block, decoded once from the child-set words,
+    and set_mask[child set] its letter mask. The last row of both is a
+    virtual child set for the start block (start node of letter i is i + 1).
+    """
+    score = 0
+    cells = len(board)
+    fc_mask = (1 << fc_bits) - 1
+    cs_mask = (1 << cs_bits) - 1
+    # the current position: cell, neighbours to try, first child, its child set's row in
+    # `positions`, letters so far, and marker base = marker - eow - T[first child]
+    # (a child's marker is base + T[child]); the root's base is 0 since T[1] is the word count
+    cell = -1
+    first = 1
+    row = (len(set_mask) - 1) * letters
+    todo = neighbours_with(near, cells, set_mask[len(set_mask) - 1] & nbr_mask[cells], 0)
+    length = 0
+    base = 0
+    used = 0
+    sp = 0
+    while True:
+        if todo:
+            nb = lowest_bit(todo)
+            todo &= todo - 1
+            code = board[nb]
+            node = first + positions[row + (code & NO_LETTER)] - 1
+            word = nodes[node]
+            marker = base + tracking[node]
+            if code > NO_LETTER:
+                letter = (code >> 6) - 1
+                place = positions[((word >> fc_bits) & cs_mask) * letters + letter]
+                if place == 0:
+                    continue
+                inner = word & fc_mask
+                marker -= ((word >> eow_shift) & 1) + tracking[inner]
+                node = inner + place - 1
+                word = nodes[node]
+                marker += tracking[node]
+            child_length = length + cell_len[nb]
+            eow = (word >> eow_shift) & 1
+            if eow and stamps[marker] != stamp:
+                stamps[marker] = stamp
+                score += card[child_length]
+                if capacity:
+                    record(found, capacity, width, found_count, stack, sp, cell, nb, marker,
+                           child_length)
+            child_set = (word >> fc_bits) & cs_mask
+            child_letters = set_mask[child_set] & nbr_mask[nb]
+            if child_letters:
+                top = sp * FRAME
+                stack[top] = cell
+                stack[top + 1] = todo
+                stack[top + 2] = first
+                stack[top + 3] = row
+                stack[top + 4] = length
+                stack[top + 5] = base
+                sp += 1
+                cell = nb
+                used |= 1 << nb
+                todo = neighbours_with(near, nb, child_letters, used)
+                first = word & fc_mask
+                row = child_set * letters
+                base = marker - eow - tracking[first]
+                length = child_length
+        elif sp:
+            used ^= 1 << cell
+            sp -= 1
+            top = sp * FRAME
+            cell = stack[top]
+            todo = stack[top + 1]
+            first = stack[top + 2]
+            row = stack[top + 3]
+            length = stack[top + 4]
+            base = stack[top + 5]
+        else:
+            return score
+
+
+def reference_parts(snap: Snapshot) -> list[str] | None:
+    """The four reference part files of a directory, if it holds exactly one of each."""
+    names = snap.names()
+    found = []
+    for part in (1, 2, 3, 4):
+        matches = fnmatch.filter(names, REFERENCE_ADT_GLOB.format(part=part))
+        if len(matches) != 1 or not snap.is_file(matches[0]):
+            return None
+        found.append(matches[0])
+    return found
+
+
+def is_adtdawg_file(name: str, magic: bytes) -> bool:
+    return name in ADT_FILES or fnmatch.fnmatch(name, REFERENCE_ADT_GLOB.format(part="[1234]"))
+
+
+def adtdawg_files(snap: Snapshot, name: str | None) -> list[str] | None:
+    """The four parts: ours (adtdawg-1..4.dat) or the reference files, complete, or None."""
+    ours = list(ADT_FILES) if all(snap.is_file(n) for n in ADT_FILES) else None
+    if name is not None:
+        return ours if name in ADT_FILES else reference_parts(snap)
+    return reference_parts(snap) or ours

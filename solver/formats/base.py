@@ -1,0 +1,286 @@
+"""What every lexicon format shares on the reader side: the Lexicon base class, reading
+files from one snapshot of a directory, and the checks and word walk the formats reuse.
+
+Files are opened relative to one descriptor of their directory, so a build
+swapped in while a lexicon opens gives all old or all new files. A file with
+no write permission bits is memory-mapped; any other is read into private
+memory, so that later writes to it cannot change a running lexicon.
+`Lexicon.check_unchanged` detects a mapped file changed in place (docs/formats.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mmap
+import os
+import stat
+import weakref
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..board import Board, Shape, encode_texts, parse_board
+from ..charset import Charset
+from ..engine import Found, Walk, python_inputs, solve_one
+from ..errors import DawgError, reading
+from .common import FORMAT_VERSION, HEADER
+
+if TYPE_CHECKING:
+    from ..backends import Scorer
+    from ..manifest import Manifest
+
+PROGRESS_STEP = 1 << 14  # words listed between progress calls
+MAX_WORD_IDS = 1 << 28  # word numbers a walk may produce: each scoring thread keeps a 4-byte stamp per number
+
+
+def display(word: str) -> str:
+    """A folded word ('q' = Qu die) as it is spelled."""
+    return word.replace("q", "qu")
+
+
+def check(ok, path: Path, message: str) -> None:
+    """Raise DawgError naming `path` unless every element of `ok` holds."""
+    if not np.all(ok):
+        raise DawgError(f"{path}: {message}")
+
+
+def spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indices start, start + 1, ..., start + length - 1 of each span, concatenated."""
+    ends = np.cumsum(lengths)
+    return np.repeat(starts, lengths) + (np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - lengths, lengths))
+
+
+# --- files ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _MappedFile:
+    """A memory-mapped lexicon file: a descriptor kept open and what it was when mapped."""
+
+    path: Path
+    fd: int
+    identity: tuple
+
+
+def _identity(st: os.stat_result) -> tuple:
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+class Snapshot:
+    """A directory opened once: every file is opened relative to this one descriptor."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory
+        with reading(directory, "directory"):
+            self.fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        self.mapped: list[_MappedFile] = []
+
+    def names(self) -> list[str]:
+        return sorted(os.listdir(self.fd))
+
+    def is_file(self, name: str) -> bool:
+        try:
+            return stat.S_ISREG(os.stat(name, dir_fd=self.fd).st_mode)
+        except OSError:
+            return False
+
+    def open(self, name: str):
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+        return open(name, "rb", opener=lambda n, flags: os.open(n, flags | os.O_NONBLOCK, dir_fd=self.fd))
+
+    def read(self, name: str, what: str = "lexicon file") -> np.ndarray:
+        """The bytes of a file: mapped when it has no write permission bits, else a private copy."""
+        path = self.path / name
+        with reading(path, what), self.open(name) as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise DawgError(f"{path}: not a regular file")
+            if st.st_mode & 0o222 or st.st_size == 0:
+                return np.frombuffer(fh.read(), np.uint8)
+            view = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            self.mapped.append(_MappedFile(path, os.dup(fh.fileno()), _identity(st)))
+        return np.frombuffer(view, np.uint8)
+
+    def hand_over(self, lex: Lexicon) -> None:
+        """Give the mapped files to `lex` (their descriptors close with it)."""
+        lex._mapped = tuple(self.mapped)
+        weakref.finalize(lex, _close_all, [f.fd for f in self.mapped])
+        self.mapped = []
+
+    def close(self) -> None:
+        _close_all([self.fd, *(f.fd for f in self.mapped)])
+        self.mapped = []
+
+
+def _close_all(fds: list[int]) -> None:
+    for fd in fds:
+        os.close(fd)
+
+
+def verify_sha256(path: Path, data: np.ndarray, expected: dict) -> None:
+    if len(data) != expected["bytes"] or hashlib.sha256(data).hexdigest() != expected["sha256"]:
+        raise DawgError(f"{path}: does not match its manifest (size or SHA-256 differs); "
+                        f"the file is corrupt or from another build")
+
+
+# --- the three formats -----------------------------------------------------------------
+
+
+@dataclass
+class Lexicon:
+    """What every format offers: its words, charset and the arrays the kernels walk."""
+
+    path: Path
+    charset: Charset
+    word_count: int
+    max_length: int
+    manifest: Manifest | None = field(default=None, repr=False)
+    _mapped: tuple = field(default=(), repr=False, compare=False)  # _MappedFile of each mapped file
+
+    format = ""
+
+    def check_unchanged(self) -> None:
+        """Raise DawgError if a memory-mapped file of this lexicon changed on disk since it was
+        opened (its size or times differ): results computed over it cannot be trusted."""
+        for mapped in self._mapped:
+            if _identity(os.fstat(mapped.fd)) != mapped.identity:
+                raise DawgError(f"{mapped.path}: changed on disk while in use; "
+                                f"results computed from it are void")
+
+    # --- scoring ---------------------------------------------------------------
+
+    @cached_property
+    def walk(self) -> Walk:
+        """The kernel inputs of this format: views of the mapped files and small derived tables."""
+        raise NotImplementedError
+
+    @cached_property
+    def python_inputs(self) -> tuple:
+        """The kernel inputs as the CPython engine reads them."""
+        return python_inputs(self.walk.inputs)
+
+    def _board(self, board: Board | str) -> Board:
+        return board if isinstance(board, Board) else parse_board(board)
+
+    def score(self, board: Board | str, skip_foreign: bool = False) -> int:
+        """Points of one board (plain Python: no compile step, a few milliseconds)."""
+        return solve_one(self.walk, self.python_inputs, self._board(board), self.charset,
+                         skip_foreign, want_words=False)[0]
+
+    def words(self, board: Board | str, skip_foreign: bool = False) -> list[Found]:
+        """Every word on one board with its points and a path, longest first."""
+        return solve_one(self.walk, self.python_inputs, self._board(board), self.charset,
+                         skip_foreign, want_words=True)[1]
+
+    def score_many(self, boards: Iterable[Board | str], jobs: int = 1, skip_foreign: bool = False,
+                   shape: Shape | None = None, progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Scores of many boards (Board objects or notation), in input order, with the compiled
+        kernels on `jobs` threads. Sizes may be mixed; `shape` sets the size of every text board.
+        `progress(n)` is called as n more boards are done. A bad board raises BoardError."""
+        boards = list(boards)
+        texts = [b.notation if isinstance(b, Board) else b for b in boards]
+        scores = np.zeros(len(texts), np.int64)
+        with self.scorer(jobs) as scorer:
+            for size, (indices, codes) in encode_texts(texts, self.charset, shape, skip_foreign).items():
+                scores[indices] = scorer.score_codes(codes, size, progress)
+        return scores
+
+    def score_codes(self, codes: np.ndarray, shape: Shape | tuple[int, int], jobs: int = 1) -> np.ndarray:
+        """Scores of boards given as a (boards, cells) array of letter indices into the charset
+        (`kernels.NO_LETTER` for a blank cell): the fast path for searches that build boards
+        as arrays."""
+        with self.scorer(jobs) as scorer:
+            return scorer.score_codes(codes, shape)
+
+    def scorer(self, jobs: int = 1, backend: str = "cpu") -> Scorer:
+        """A scoring backend for batches of this lexicon's boards with `jobs` workers (0 = all
+        cores); close it (or use it in a `with`) to release them."""
+        from ..backends import open_scorer
+
+        return open_scorer(self, backend, jobs)
+
+    # --- words -------------------------------------------------------------------
+
+    def word_list(self) -> list[str]:
+        """All words, alphabetically, as spelled (Qu expanded)."""
+        return [display(w) for w, _ in self.numbered_words()]
+
+    def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
+        """(folded word, word number) pairs in alphabetical order; `progress(n)` is called as n
+        more words are found."""
+        raise NotImplementedError
+
+    def info(self) -> dict:
+        return {"format": self.format, "path": str(self.path), "charset": self.charset.letters.upper(),
+                "words": self.word_count, "max_length": self.max_length}
+
+
+def read_header(path: Path, data: np.ndarray, magic: bytes, kind: str) -> np.void:
+    """The checked 64-byte header of a trie or DAWG file (magic, version, charset, CRC-32)."""
+    if len(data) < HEADER.itemsize:
+        raise DawgError(f"{path}: truncated ({len(data)} bytes, the header alone is {HEADER.itemsize})")
+    head = data[:HEADER.itemsize].view(HEADER)[0]
+    if head["magic"] != magic.rstrip(b"\0"):
+        raise DawgError(f"{path}: not a {kind} file (bad magic number)")
+    if head["version"] != FORMAT_VERSION:
+        raise DawgError(f"{path}: format version {head['version']}, this reader knows {FORMAT_VERSION}")
+    n = int(head["charset_size"])
+    letters = bytes(head["charset"]).decode("ascii", "replace").lower()
+    try:
+        charset = Charset(letters)
+    except ValueError:
+        charset = None
+    if charset is None or len(charset) != n:
+        raise DawgError(f"{path}: header charset is invalid")
+    body = data[HEADER.itemsize:]
+    if zlib.crc32(body) != int(head["crc32"]):
+        raise DawgError(f"{path}: checksum mismatch (corrupt file)")
+    if head["words"] < 1:
+        raise DawgError(f"{path}: holds no words")
+    return head
+
+
+def check_children(path: Path, first: np.ndarray, mask: np.ndarray, reserved: np.ndarray, letters: int,
+                    lowest: int, limit: int, what: str) -> np.ndarray:
+    """Check letter masks and child ranges [lowest, limit); returns each node's child count."""
+    check(mask >> letters == 0, path, f"{what} letter mask names letters beyond the charset")
+    check(reserved == 0, path, f"{what} has reserved bits set")
+    kids = np.bitwise_count(mask.astype(np.uint64)).astype(np.int64)
+    check((kids > 0) | (first == 0), path, f"{what} without children points at children")
+    check((kids == 0) | ((first >= lowest) & (first + kids <= limit)), path,
+           f"{what} children out of range")
+    return kids
+
+
+def popcount_children(first: int, mask: int):
+    j = 0
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1, first + j
+        j += 1
+        mask ^= low
+
+
+def walk_words(path, charset, max_length, roots, children, word_number, progress=None):
+    """Depth-first enumeration shared by all formats; states carry (node, prefix)."""
+    letters = charset.letters
+    out: list[tuple[str, int]] = []
+    stack = list(reversed(roots))
+    while stack:
+        state, prefix = stack.pop()
+        number = word_number(state)
+        if number is not None:
+            out.append((prefix, number))
+            if progress and len(out) % PROGRESS_STEP == 0:
+                progress(PROGRESS_STEP)
+        if len(prefix) > max_length:
+            raise DawgError(f"{path}: a path is longer than the maximum word length (cyclic file?)")
+        stack.extend((child, prefix + letters[letter]) for letter, child in reversed(list(children(state))))
+    if progress:
+        progress(len(out) % PROGRESS_STEP)
+    return out

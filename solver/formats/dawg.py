@@ -1,0 +1,198 @@
+"""The DAWG format: the minimal automaton of the words, with Lucchesi-Kao skips on its edges.
+
+Layout (after the shared 64-byte header, solver/formats/common.py): states
+(N x u64 node words), edges (E x u64 edge words), counts (N x u32). State 0
+is the root; a word's id is its rank (0-based, alphabetical), the sum of the
+edge skips along its path.
+  edge word: bits 0-31 child state, bits 32-63 skip (words ranked before the
+             child's words among the state's words).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..charset import Charset
+from ..engine import Walk
+from ..errors import DawgError
+from ..kernels import FRAME, INDEX_MASK, LETTER_MASK, NO_LETTER, lowest_bit, neighbours_with, popcount, record
+from .base import Lexicon, Snapshot, check, check_children, popcount_children, read_header, spans, verify_sha256, walk_words
+from .common import HEADER, NODE_DTYPE, reserved_bits, split_node_words
+
+if TYPE_CHECKING:
+    from ..manifest import Manifest
+
+DAWG_MAGIC = b"BOGDAWG\x00"
+DAWG_FILE = "dawg.bin"
+EDGE_DTYPE = np.dtype("<u8")
+COUNT_DTYPE = np.dtype("<u4")
+
+
+def dawg_sections(states: int, edges: int) -> dict[str, tuple[int, int]]:
+    """Byte (offset, length) of each DAWG body section, relative to the end of the header."""
+    state_bytes = states * NODE_DTYPE.itemsize
+    edge_bytes = edges * EDGE_DTYPE.itemsize
+    return {
+        "states": (0, state_bytes),
+        "edges": (state_bytes, edge_bytes),
+        "counts": (state_bytes + edge_bytes, states * COUNT_DTYPE.itemsize),
+    }
+
+
+@dataclass
+class DawgLexicon(Lexicon):
+    states: np.ndarray = field(default=None, repr=False)
+    edges: np.ndarray = field(default=None, repr=False)
+    counts: np.ndarray = field(default=None, repr=False)
+    format = "dawg"
+
+    @classmethod
+    def load(cls, snap: Snapshot, names: list[str], manifest: Manifest | None) -> DawgLexicon:
+        path, data = snap.path / names[0], snap.read(names[0])
+        if manifest:
+            verify_sha256(path, data, manifest.entry("dawg"))
+        head = read_header(path, data, DAWG_MAGIC, "DAWG")
+        n_states, n_edges = int(head["nodes"]), int(head["edges"])
+        sections = dawg_sections(n_states, n_edges)
+        body = data[HEADER.itemsize:]
+        if len(body) != sum(size for _, size in sections.values()) or n_states < 1:
+            raise DawgError(f"{path}: size does not match its state and edge counts (truncated or corrupt)")
+
+        def section(name, dtype):
+            offset, size = sections[name]
+            return body[offset:offset + size].view(dtype)
+
+        states, edges, counts = section("states", NODE_DTYPE), section("edges", EDGE_DTYPE), section("counts", "<u4")
+        first, mask, eow = split_node_words(states)
+        charset = Charset(bytes(head["charset"]).decode().lower())
+        kids = check_children(path, first, mask, reserved_bits(states), len(charset), 0, n_edges, "DAWG state")
+        child = (edges & np.uint64(0xFFFF_FFFF)).astype(np.int64)
+        skip = (edges >> np.uint64(32)).astype(np.int64)
+        count = counts.astype(np.int64)
+        check(child < n_states, path, "DAWG edge points outside the states")
+        has = np.flatnonzero(kids)
+        owner = np.repeat(has, kids[has])
+        edge = spans(first[has], kids[has])
+        check(child[edge] > owner, path, "DAWG edge goes back to an earlier state (cycle?)")
+        # Skips and counts must number the words 0..W-1: skip(first edge) = eow,
+        # each next skip adds the previous child's count, count = last skip + last count.
+        is_first = np.r_[True, owner[1:] != owner[:-1]] if len(owner) else np.zeros(0, bool)
+        expected = np.where(is_first, eow[owner], np.r_[0, skip[edge[:-1]] + count[child[edge[:-1]]]] if len(edge) else 0)
+        check(skip[edge] == expected, path, "DAWG edge skips do not number the words")
+        total = eow.copy()
+        if len(edge):
+            is_last = np.r_[owner[1:] != owner[:-1], True]
+            total[owner[is_last]] = skip[edge[is_last]] + count[child[edge[is_last]]]
+        check(total == count, path, "DAWG word counts disagree with the edges")
+        # Acyclic (children after parents) with exact counts: count >= 1 means every state
+        # leads to a word, so a walk follows only prefixes of words.
+        check(count >= 1, path, "DAWG state that leads to no word")
+        check(count[0] == int(head["words"]), path, "word count in header differs from the root's count")
+        return cls(path=path, charset=charset, word_count=int(head["words"]), max_length=int(head["max_length"]),
+                   manifest=manifest, states=states, edges=edges, counts=counts)
+
+    @cached_property
+    def walk(self) -> Walk:
+        return Walk(dawg_board, (self.states.view(np.int64), self.edges.view(np.int64)), self.word_count)
+
+    def info(self) -> dict:
+        return {**super().info(), "states": len(self.states), "edges": len(self.edges)}
+
+    def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
+        first, mask, eow = (a.tolist() for a in split_node_words(self.states))
+        child = (self.edges & np.uint64(0xFFFF_FFFF)).astype(np.int64).tolist()
+        skip = (self.edges >> np.uint64(32)).astype(np.int64).tolist()
+
+        def children(state):
+            node, rank = state
+            for letter, e in popcount_children(first[node], mask[node]):
+                yield letter, (child[e], rank + skip[e])
+
+        return walk_words(self.path, self.charset, self.max_length, [((0, 0), "")], children,
+                           lambda state: state[1] if eow[state[0]] else None, progress)
+
+
+def dawg_board(states, edges, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,
+               found, capacity, width, found_count):
+    """Score one board on a DAWG (states and edges as int64; a word's id is its rank)."""
+    score = 0
+    cells = len(board)
+    # the current position: cell, neighbours to try, first edge, edge letters, letters, rank
+    word = states[0]
+    cell = -1
+    first = word & INDEX_MASK
+    mask = (word >> 32) & LETTER_MASK
+    todo = neighbours_with(near, cells, mask & nbr_mask[cells], 0)
+    length = 0
+    rank = 0
+    used = 0
+    sp = 0
+    while True:
+        if todo:
+            nb = lowest_bit(todo)
+            todo &= todo - 1
+            code = board[nb]
+            letter = code & NO_LETTER
+            edge = edges[first + popcount(mask & ((1 << letter) - 1))]
+            child_rank = rank + (edge >> 32)
+            word = states[edge & INDEX_MASK]
+            if code > NO_LETTER:
+                letter = (code >> 6) - 1
+                inner = (word >> 32) & LETTER_MASK
+                if not (inner >> letter) & 1:
+                    continue
+                edge = edges[(word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1))]
+                child_rank += edge >> 32
+                word = states[edge & INDEX_MASK]
+            child_length = length + cell_len[nb]
+            if word < 0 and stamps[child_rank] != stamp:
+                stamps[child_rank] = stamp
+                score += card[child_length]
+                if capacity:
+                    record(found, capacity, width, found_count, stack, sp, cell, nb, child_rank,
+                           child_length)
+            child_mask = (word >> 32) & LETTER_MASK
+            if child_mask & nbr_mask[nb]:
+                top = sp * FRAME
+                stack[top] = cell
+                stack[top + 1] = todo
+                stack[top + 2] = first
+                stack[top + 3] = mask
+                stack[top + 4] = length
+                stack[top + 5] = rank
+                sp += 1
+                cell = nb
+                used |= 1 << nb
+                todo = neighbours_with(near, nb, child_mask & nbr_mask[nb], used)
+                first = word & INDEX_MASK
+                mask = child_mask
+                length = child_length
+                rank = child_rank
+        elif sp:
+            used ^= 1 << cell
+            sp -= 1
+            top = sp * FRAME
+            cell = stack[top]
+            todo = stack[top + 1]
+            first = stack[top + 2]
+            mask = stack[top + 3]
+            length = stack[top + 4]
+            rank = stack[top + 5]
+        else:
+            return score
+
+
+def is_dawg_file(name: str, magic: bytes) -> bool:
+    return magic == DAWG_MAGIC
+
+
+def dawg_files(snap: Snapshot, name: str | None) -> list[str] | None:
+    """The DAWG's file: the one asked for, or dawg.bin of the directory."""
+    if name is not None:
+        return [name]
+    return [DAWG_FILE] if snap.is_file(DAWG_FILE) else None

@@ -1,0 +1,152 @@
+"""The trie format: one file, a node per prefix, a word's number is its end node.
+
+Layout (after the shared 64-byte header, solver/formats/common.py): nodes,
+N x u64 node words. Node 0 is the root; children of a node are contiguous in
+letter order, placed after their parent; a word's id is its end node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..charset import Charset
+from ..engine import Walk
+from ..errors import DawgError
+from ..kernels import FRAME, INDEX_MASK, LETTER_MASK, NO_LETTER, lowest_bit, neighbours_with, popcount, record
+from .base import Lexicon, Snapshot, check, check_children, popcount_children, read_header, verify_sha256, walk_words
+from .common import HEADER, NODE_DTYPE, reserved_bits, split_node_words
+
+if TYPE_CHECKING:
+    from ..manifest import Manifest
+
+TRIE_MAGIC = b"BOGTRIE\x00"
+TRIE_FILE = "trie.bin"
+
+
+@dataclass
+class TrieLexicon(Lexicon):
+    nodes: np.ndarray = field(default=None, repr=False)
+    format = "trie"
+
+    @classmethod
+    def load(cls, snap: Snapshot, names: list[str], manifest: Manifest | None) -> TrieLexicon:
+        path, data = snap.path / names[0], snap.read(names[0])
+        if manifest:
+            verify_sha256(path, data, manifest.entry("trie"))
+        head = read_header(path, data, TRIE_MAGIC, "trie")
+        count = int(head["nodes"])
+        if len(data) != HEADER.itemsize + count * NODE_DTYPE.itemsize or count < 1:
+            raise DawgError(f"{path}: size does not match its node count (truncated or corrupt)")
+        nodes = data[HEADER.itemsize:].view(NODE_DTYPE)
+        first, mask, eow = split_node_words(nodes)
+        charset = Charset(bytes(head["charset"]).decode().lower())
+        kids = check_children(path, first, mask, reserved_bits(nodes), len(charset), 1, count, "trie node")
+        check((kids == 0) | (first > np.arange(count)), path, "trie child placed before its parent")
+        check(eow[0] == 0, path, "root marked as a word")
+        # A tree (every node but the root has one parent) whose leaves all end words: every
+        # node leads to a word, so a walk follows only prefixes of words.
+        # The child blocks tile 1..count-1 exactly when, block starts counted +1 and block ends
+        # -1 at each index, only 1 (+1) and count (-1) are left: every block end is the start
+        # of the next. (Nodes without children add +1 and -1 at 0.)
+        if count > 1:
+            tiles = np.bincount(first, minlength=count + 1) - np.bincount(first + kids, minlength=count + 1)
+            tiles[1] -= 1
+            tiles[count] += 1
+            check(tiles == 0, path, "trie node without exactly one parent (not a tree)")
+        check(eow[kids == 0] == 1, path, "trie leaf that ends no word")
+        check(eow.sum() == int(head["words"]), path, "word count in header differs from end-of-word marks")
+        lex = cls(path=path, charset=charset, word_count=int(head["words"]),
+                  max_length=int(head["max_length"]), manifest=manifest, nodes=nodes)
+        return lex
+
+    @cached_property
+    def walk(self) -> Walk:
+        return Walk(trie_board, (self.nodes.view(np.int64),), len(self.nodes))
+
+    def info(self) -> dict:
+        return {**super().info(), "nodes": len(self.nodes)}
+
+    def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
+        first, mask, eow = (a.tolist() for a in split_node_words(self.nodes))
+        return walk_words(self.path, self.charset, self.max_length,
+                           [(0, "")], lambda node: popcount_children(first[node], mask[node]),
+                           lambda node: node if eow[node] else None, progress)
+
+
+def trie_board(nodes, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,
+               found, capacity, width, found_count):
+    """Score one board on a trie (node words as signed int64; a word's id is its node)."""
+    score = 0
+    cells = len(board)
+    # the current position: cell, neighbours to try, first child, child letters, letters so far
+    word = nodes[0]
+    cell = -1
+    first = word & INDEX_MASK
+    mask = (word >> 32) & LETTER_MASK
+    todo = neighbours_with(near, cells, mask & nbr_mask[cells], 0)
+    length = 0
+    used = 0
+    sp = 0
+    while True:
+        if todo:
+            nb = lowest_bit(todo)
+            todo &= todo - 1
+            code = board[nb]
+            letter = code & NO_LETTER
+            node = first + popcount(mask & ((1 << letter) - 1))
+            word = nodes[node]
+            if code > NO_LETTER:
+                letter = (code >> 6) - 1
+                inner = (word >> 32) & LETTER_MASK
+                if not (inner >> letter) & 1:
+                    continue
+                node = (word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1))
+                word = nodes[node]
+            child_length = length + cell_len[nb]
+            if word < 0 and stamps[node] != stamp:
+                stamps[node] = stamp
+                score += card[child_length]
+                if capacity:
+                    record(found, capacity, width, found_count, stack, sp, cell, nb, node, child_length)
+            child_mask = (word >> 32) & LETTER_MASK
+            if child_mask & nbr_mask[nb]:
+                top = sp * FRAME
+                stack[top] = cell
+                stack[top + 1] = todo
+                stack[top + 2] = first
+                stack[top + 3] = mask
+                stack[top + 4] = length
+                sp += 1
+                cell = nb
+                used |= 1 << nb
+                todo = neighbours_with(near, nb, child_mask & nbr_mask[nb], used)
+                first = word & INDEX_MASK
+                mask = child_mask
+                length = child_length
+        elif sp:
+            used ^= 1 << cell
+            sp -= 1
+            top = sp * FRAME
+            cell = stack[top]
+            todo = stack[top + 1]
+            first = stack[top + 2]
+            mask = stack[top + 3]
+            length = stack[top + 4]
+        else:
+            return score
+
+
+def is_trie_file(name: str, magic: bytes) -> bool:
+    return magic == TRIE_MAGIC
+
+
+def trie_files(snap: Snapshot, name: str | None) -> list[str] | None:
+    """The trie's file: the one asked for, or trie.bin of the directory."""
+    if name is not None:
+        return [name]
+    return [TRIE_FILE] if snap.is_file(TRIE_FILE) else None
