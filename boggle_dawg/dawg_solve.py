@@ -3,63 +3,20 @@
 One board is the command people type most, and its time is mostly start-up:
 the interpreter, numpy, the lexicon's modules and typer. This module is the
 program's entry point. The plain form (one or two arguments and no options)
-is parsed here and answered by the same code as `dawg-solve solve`, with the
-same errors and exit statuses (`cli_common.run_plain`); anything else goes to
-the typer program in `solve_cli`.
+is parsed here and answered by the same code as `dawg-solve solve`
+(`one_board`), with the same errors and exit statuses (`cli_common.run_plain`);
+anything else goes to the typer program in `solve_cli`.
 """
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 
-from .cli_common import UsageError, cli_lexicon, plural, run_plain
-from .solver.board import Board, Shape, parse_board
-from .solver.errors import DawgError
-from .solver.lexicon import Lexicon
+from .cli_common import run_plain
+from .one_board import solve_board
 
 PROG = "dawg-solve"
 COMMANDS = {"solve", "roll", "play", "search", "rearrange"}
-
-
-def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, as_json: bool,
-                skip_foreign: bool) -> None:
-    found = lex.words(board, skip_foreign=skip_foreign)
-    score = sum(f.points for f in found)
-    if as_json:
-        words = [{"word": f.word, "points": f.points,
-                  **({"path": [board.cell_name(c) for c in f.path]} if show_paths else {})} for f in found]
-        print(json.dumps({"board": board.notation, "size": str(board.shape), "score": score, "words": words}))
-        return
-    print(board.grid())
-    print(f"{score} {plural('point', score)}, {len(found)} {plural('word', len(found))}")
-    if show_words or show_paths:
-        for f in found:
-            path = "  " + " ".join(board.cell_name(c) for c in f.path) if show_paths else ""
-            print(f"{f.points:3}  {f.word}{path}")
-
-
-def _lone_argument_is_board(text: str, shape: Shape | None) -> Board:
-    """`dawg-solve ARG`: ARG is a board whenever it reads as one, even if a file has that name."""
-    try:
-        return parse_board(text, shape)
-    except DawgError:
-        if Path(text).exists():
-            raise UsageError(f"{text} is a lexicon path: give a BOARD after it, or --boards PATH") from None
-        raise
-
-
-def solve_board(args: list[str], shape: Shape | None, fmt: str | None, words: bool, paths: bool, as_json: bool,
-                skip_foreign: bool) -> None:
-    """Print one board's score (and words): args is [BOARD] or [FILE, BOARD]."""
-    if len(args) == 1:
-        board = _lone_argument_is_board(args[0], shape)
-        lex = cli_lexicon(None, fmt, PROG)
-    else:
-        board = parse_board(args[1], shape)
-        lex = cli_lexicon(Path(args[0]), fmt, PROG)
-    print_board(lex, board, words, paths, as_json, skip_foreign)
 
 
 def main() -> None:

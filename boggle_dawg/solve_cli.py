@@ -28,7 +28,7 @@ import numpy as np
 import typer
 
 from .cli_common import HELP_OPTIONS, cli_lexicon, jobs_option, plural, progress_bar, run_cli
-from .dawg_solve import solve_board
+from .one_board import solve_board
 from .solver.board import BoardError, Shape, encode_texts, parse_size
 from .solver.errors import DawgError, UsageError, reading
 from .solver.formats import format_help

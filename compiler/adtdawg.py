@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..solver.formats.adtdawg import ADT_TRACKING_BYTE_MAX, AdtLayout, child_set_fields
+from ..solver.formats.common import ADT_TRACKING_BYTE_MAX, AdtLayout, child_set_fields
 from .dawg import Dawg
 
 

@@ -21,8 +21,7 @@ import numpy as np
 
 from .charset import Charset
 from .errors import DawgError
-from .formats.adtdawg import AdtLayout
-from .formats.common import HEADER, MANIFEST_VERSION, MAX_INDEX
+from .formats.common import HEADER, MANIFEST_VERSION, MAX_INDEX, AdtLayout
 
 MAX_LENGTH = int(np.iinfo(HEADER["max_length"]).max)  # 255: the headers store word lengths in one byte
 MAX_BYTES = 2**63 - 1

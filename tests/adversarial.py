@@ -19,8 +19,8 @@ import msgpack
 import numpy as np
 
 from boggle_dawg.solver.charset import JPA14
-from boggle_dawg.solver.formats.adtdawg import ADT_FILES, AdtLayout, child_set_fields
-from boggle_dawg.solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE, node_word
+from boggle_dawg.solver.formats.adtdawg import ADT_FILES
+from boggle_dawg.solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE, AdtLayout, child_set_fields, node_word
 from boggle_dawg.solver.formats.dawg import DAWG_FILE, DAWG_MAGIC
 from boggle_dawg.solver.formats.trie import TRIE_FILE, TRIE_MAGIC
 

@@ -37,8 +37,8 @@ from adversarial import (
     repair_manifest,
 )
 
-from boggle_dawg.solver.formats.adtdawg import ADT_FILES, AdtLayout, child_set_fields
-from boggle_dawg.solver.formats.common import HEADER, MANIFEST_FILE
+from boggle_dawg.solver.formats.adtdawg import ADT_FILES
+from boggle_dawg.solver.formats.common import HEADER, MANIFEST_FILE, AdtLayout, child_set_fields
 from boggle_dawg.solver.formats.dawg import DAWG_FILE
 from boggle_dawg.solver.formats.trie import TRIE_FILE
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -20,7 +20,18 @@ from ..errors import ParameterError
 
 if TYPE_CHECKING:
     from ..board import Shape
-    from ..lexicon import Lexicon
+    from ..charset import Charset
+    from ..engine import Walk
+
+
+class Lexicon(Protocol):
+    """What a backend needs of a lexicon (any format's `Lexicon` is one): the walk of its format,
+    its charset, and the check that its mapped files are unchanged."""
+
+    walk: Walk
+    charset: Charset
+
+    def check_unchanged(self) -> None: ...
 
 
 def usable_cores() -> int:

@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..engine import score_codes
-from . import Scorer
+from . import Lexicon, Scorer
 
 if TYPE_CHECKING:
     from ..board import Shape
-    from ..lexicon import Lexicon
 
 
 class CpuScorer(Scorer):

@@ -1,0 +1,127 @@
+"""The house's structure, checked from the source: the stages import only downwards, no module-level
+import circle, the library never prints, and the package list installs every folder."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from support import REPO
+
+# folder -> the import package it installs as (pyproject.toml's package-dir)
+FOLDERS = {"solver": "boggle_dawg.solver", "compiler": "boggle_dawg.compiler", "boggle_dawg": "boggle_dawg"}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the three folders, by its installed name."""
+    found = {}
+    for folder, package in FOLDERS.items():
+        for path in sorted((REPO / folder).rglob("*.py")):
+            parts = list(path.relative_to(REPO / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join([package, *parts])] = path
+    return found
+
+
+def imports(name: str, path: Path, top_level_only: bool) -> set[str]:
+    """Modules `name` imports (absolute names); with top_level_only, not those inside functions or
+    `if TYPE_CHECKING:` blocks, which run later or never."""
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+
+    def visit(node, nested: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = nested or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+                isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test))
+            if isinstance(child, ast.Import) and not (top_level_only and inner):
+                found.update(alias.name for alias in child.names)
+            elif isinstance(child, ast.ImportFrom) and not (top_level_only and inner):
+                base = package
+                for _ in range(child.level - 1):
+                    base = base.rpartition(".")[0]
+                module = f"{base}.{child.module}" if child.level and child.module else base if child.level \
+                    else child.module
+                found.add(module)
+                found.update(f"{module}.{alias.name}" for alias in child.names)
+            visit(child, inner)
+
+    visit(tree, False)
+    return found
+
+
+MODULES = modules()
+
+
+APP_LAYER = tuple(name for name in MODULES  # boggle_dawg.<module>: the layer above both
+                  if name.count(".") == 1 and name not in ("boggle_dawg.solver", "boggle_dawg.compiler"))
+
+
+@pytest.mark.parametrize("stage, forbidden", [
+    ("boggle_dawg.solver", ("boggle_dawg.compiler", *APP_LAYER)),
+    ("boggle_dawg.compiler", APP_LAYER),
+])
+def test_stages_import_only_downwards(stage, forbidden):
+    """The solver reads and scores and never imports the compiler; neither imports the layer above."""
+    assert "boggle_dawg.cli_common" in APP_LAYER and "boggle_dawg.defaults" in APP_LAYER
+    bad = {(name, target) for name, path in MODULES.items() if name.startswith(stage)
+           for target in imports(name, path, top_level_only=False) if target.startswith(forbidden)}
+    assert bad == set()
+
+
+def test_no_module_level_import_circle():
+    graph = {name: {t for t in imports(name, path, top_level_only=True) if t in MODULES and t != name}
+             for name, path in MODULES.items()}
+    # a package's __init__ importing its own submodules is how a package is assembled, not a circle
+    for name in graph:
+        graph[name] = {t for t in graph[name] if not (t.startswith(name + ".") and MODULES[name].name == "__init__.py")}
+    state: dict[str, int] = {}
+    circle: list[str] = []
+
+    def visit(start: str) -> None:
+        stack = [(start, iter(sorted(graph[start])))]
+        state[start] = 1
+        path = [start]
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+                path.pop()
+            elif state.get(child) == 1:
+                circle.extend(path[path.index(child):] + [child])
+                return
+            elif child not in state:
+                state[child] = 1
+                path.append(child)
+                stack.append((child, iter(sorted(graph[child]))))
+
+    for name in sorted(graph):
+        if name not in state and not circle:
+            visit(name)
+    assert circle == []
+
+
+def test_the_library_never_prints():
+    printing = [f"{name}:{node.lineno}" for name, path in MODULES.items()
+                if name.startswith(("boggle_dawg.solver", "boggle_dawg.compiler"))
+                for node in ast.walk(ast.parse(path.read_text()))
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"]
+    assert printing == []
+
+
+def test_every_package_folder_is_installed():
+    """A non-editable install ships only the packages pyproject.toml lists: every folder of code or
+    data must be there."""
+    declared = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    on_disk = {"boggle_dawg.lexicons"}
+    for folder, package in FOLDERS.items():
+        for directory in [REPO / folder, *(REPO / folder).rglob("*")]:
+            if directory.is_dir() and directory.name != "__pycache__":
+                on_disk.add(".".join([package, *directory.relative_to(REPO / folder).parts]))
+    assert declared == on_disk
