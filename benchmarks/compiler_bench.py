@@ -42,7 +42,7 @@ def build_command(source: Path, charset: str, out: Path) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    add_options(parser, runs=5, max_runs=10, quick_runs=1, results="boggle_dawg.compiler.md")
+    add_options(parser, runs=5, max_runs=10, quick_runs=1, results="compiler.md")
     args = parser.parse_args()
     repeats = repeats_from(args)
 

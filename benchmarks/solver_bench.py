@@ -79,7 +79,7 @@ def baseline(exe: Path, args: list[str], boards: list[str], expected: list[np.nd
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    add_options(parser, runs=5, max_runs=12, quick_runs=2, results="boggle_dawg.solver.md")
+    add_options(parser, runs=5, max_runs=12, quick_runs=2, results="solver.md")
     parser.add_argument("--boards", type=int, default=None,
                         help="use the first N boards of each file (default all; 2,000 with --quick)")
     args = parser.parse_args()
