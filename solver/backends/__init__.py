@@ -81,7 +81,33 @@ def _cpu(lexicon: Lexicon, jobs: int) -> Scorer:
     return CpuScorer(lexicon, jobs)
 
 
-BACKENDS: dict[str, Callable[[Lexicon, int], Scorer]] = {"cpu": _cpu}
+def _cuda(lexicon: Lexicon, jobs: int) -> Scorer:
+    from .cuda import CudaScorer
+
+    return CudaScorer(lexicon, jobs)
+
+
+BACKENDS: dict[str, Callable[[Lexicon, int], Scorer]] = {"cpu": _cpu, "cuda": _cuda}
+DEVICES = ("cpu", "cuda", "auto")
+
+
+def cuda_available() -> tuple[bool, str]:
+    """(True, what runs the CUDA kernels) or (False, why the CUDA backend cannot run here)."""
+    from .cuda import availability
+
+    return availability()
+
+
+def choose_backend(device: str) -> tuple[str, str | None]:
+    """The backend for a `device` choice ("cpu", "cuda" or "auto") and, when "auto" falls back to
+    the CPU, a line saying why. "cuda" is taken as asked: opening its scorer fails with the reason
+    when it cannot run."""
+    if device not in DEVICES:
+        raise ParameterError("device", f"unknown device {device!r} (choose from {', '.join(DEVICES)})")
+    if device != "auto":
+        return device, None
+    usable, reason = cuda_available()
+    return ("cuda", None) if usable else ("cpu", f"the CUDA backend cannot run: {reason}; scoring on the CPU")
 
 
 def open_scorer(lexicon: Lexicon, backend: str = "cpu", jobs: int = 0) -> Scorer:
