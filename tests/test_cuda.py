@@ -41,10 +41,13 @@ def random_boards(rng: np.random.Generator, shape: Shape, count: int) -> list[st
     return ["/".join("".join(rng.choice(FACES, shape.cols)) for _ in range(shape.rows)) for _ in range(count)]
 
 
-def simulate(lexicon: Path, cases: list[tuple[Shape, np.ndarray]], touched: int | None = None) -> dict:
-    """Scores of each case's boards by the CUDA kernel under the simulator."""
+def simulate(lexicon: Path, cases: list[tuple[Shape, np.ndarray]], touched: int | None = None,
+             alphabet: list[int] | None = None) -> dict:
+    """Scores of each case's boards by the CUDA kernel under the simulator (with `alphabet`: each
+    board's best single-letter change, as (scores, cells, letters))."""
+    extra = {"alphabet": alphabet} if alphabet is not None else {}
     job = {"lexicon": str(lexicon), "touched": touched,
-           "cases": [{"shape": [s.rows, s.cols], "codes": c.tolist()} for s, c in cases]}
+           "cases": [{"shape": [s.rows, s.cols], "codes": c.tolist(), **extra} for s, c in cases]}
     proc = subprocess.run([sys.executable, str(WORKER)], input=json.dumps(job), capture_output=True, text=True,
                           timeout=300, cwd=REPO)
     assert proc.returncode == 0, proc.stderr
@@ -89,6 +92,26 @@ def test_simulated_kernel_clears_the_whole_bitmap_when_the_touched_list_overflow
     path, lex, cases = small
     chosen = [case for case in cases if case[0].cells in (16, 64)]
     assert simulate(path, chosen, touched=1)["scores"] == cpu_scores(lex, chosen)
+
+
+def test_simulated_kernel_finds_the_best_change_of_each_board_as_the_cpu_backend(small):
+    path, lex, cases = small
+    chosen = [(shape, codes[:4]) for shape, codes in cases if shape.cells <= 25]
+    alphabet = [lex.charset.letters.index(ch) for ch in "aeqst"]
+    got = simulate(path, chosen, alphabet=alphabet)["scores"]
+    with open_scorer(lex, "cpu", 1) as scorer:
+        want = [[part.tolist() for part in scorer.best_changes(codes, shape, np.array(alphabet))]
+                for shape, codes in chosen]
+        # the CPU's own answer, checked against every change scored one by one
+        shape, codes = chosen[3]
+        for board, score, cell, letter in zip(codes, *want[3]):
+            changes = [(cell_, letter_) for cell_ in range(shape.cells) for letter_ in alphabet
+                       if board[cell_] != letter_]
+            changed = np.array([board] * len(changes))
+            changed[np.arange(len(changes)), [c for c, _ in changes]] = [k for _, k in changes]
+            points = scorer.score_codes(changed, shape).tolist()
+            assert (score, (cell, letter)) == (max(points), changes[points.index(max(points))])
+    assert got == want
 
 
 @pytest.mark.slow
@@ -184,6 +207,8 @@ def test_batch_and_search_on_the_simulated_gpu_print_what_the_cpu_prints(batch):
     simulator = {"NUMBA_ENABLE_CUDASIM": "1"}
     for args in (["--boards", str(boards), "-q"],
                  ["search", "--size", "3x3", "--alphabet", "aest", "--pool", "4", "--rounds", "3", "--seed", "7", "-q"],
+                 ["search", "--size", "3x3", "--alphabet", "aeqst", "--method", "steepest", "--pool", "3",
+                  "--rounds", "6", "--seed", "7", "-q"],
                  ["rearrange", "--size", "2x3", "--rounds", "2", "--seed", "7", "-q", "teaset"]):
         if args[0] in ("search", "rearrange"):
             args = [args[0], str(lexicon), *args[1:]]
@@ -229,7 +254,7 @@ def test_kernel_compiles_for_a_real_gpu():
         kernel = cuda_kernels.scoring_kernel(15, backend.block_size(15))
         a = lambda ty, nd=1: t.Array(ty, nd, "C")
         sig = (a(t.int64), a(t.int32), a(t.int16, 2), t.int64, a(t.int64, 2), a(t.int64), a(t.int32),
-               a(t.uint32), a(t.int32), a(t.int32), a(t.int32))
+               a(t.uint32), a(t.int32), a(t.int32), a(t.int32), a(t.int64), t.int64, a(t.int64))
         try:
             ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
         except Exception as err:

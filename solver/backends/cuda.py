@@ -34,7 +34,7 @@ MAX_BLOCK = 256  # threads per block at most
 SHARED_BYTES = 48 * 1024  # static shared memory one block may use
 BITMAP_SHARE = 0.5  # of the free device memory, for the found-word bitmaps
 TOUCHED_PER_THREAD = 256  # bitmap words listed per board; more and the whole bitmap is cleared
-BATCH = 1 << 20  # boards per launch: bounds the device memory of one batch and the time between progress calls
+BATCH = 1 << 20  # work items (boards, or changes of boards) per launch: bounds a launch's memory and time
 SIMULATOR_GRID = (2, 32)  # blocks, threads per block under the simulator (each thread is a Python thread)
 MAX_NODES = 1 << 31  # the shared-memory stack keeps node indices in 32 signed bits
 MAX_DEPTH = 64  # a path has at most 64 cells
@@ -156,6 +156,8 @@ class CudaScorer(Scorer):
         self._touched = cuda.device_array(TOUCHED_PER_THREAD * threads, np.int32)
         cuda_kernels.zero_fill[self.max_blocks, self.block](self._bitmap)
         self._shapes: dict[Shape, tuple[DeviceNDArray, ...]] = {}
+        self._no_letters = cuda.to_device(np.zeros(1, np.int64))  # unused when no letters are asked for
+        self._q_code = lexicon.charset.letters.find("q")
 
     def _blocks(self) -> int:
         """Blocks of the persistent grid: THREADS_PER_SM threads on every multiprocessor, fewer
@@ -185,27 +187,59 @@ class CudaScorer(Scorer):
 
     def score_codes(self, codes: np.ndarray, shape: Shape,
                     progress: Callable[[int], None] | None = None) -> np.ndarray:
-        from numba import cuda
-
         shape, codes = checked_codes(codes, shape, self.lexicon.charset)
         scores = np.zeros(len(codes), np.int64)
-        table, count, card = self._shape_tables(shape)
-        q_code = self.lexicon.charset.letters.find("q")
         for lo in range(0, len(codes), BATCH):
             part = codes[lo:lo + BATCH]
-            blocks = min(self.max_blocks, -(-len(part) // self.block))
-            threads = blocks * self.block
-            out = cuda.device_array(len(part), np.int32)
-            self._kernel[blocks, self.block](
-                self._nodes, self._word_index, cuda.to_device(part.astype(np.int16)), q_code, table, count, card,
-                self._bitmap[:self.bitmap_words * threads], self._touched[:TOUCHED_PER_THREAD * threads],
-                cuda.to_device(np.zeros(1, np.int32)), out)
-            scores[lo:lo + len(part)] = out.copy_to_host()
+            scores[lo:lo + len(part)] = self._launch(part, shape, len(part), self._no_letters, 0)
             if progress:
                 progress(len(part))
         self.lexicon.check_unchanged()  # a mapped file changed under the batch: fail, never serve it
         return scores
 
+    def best_changes(self, codes: np.ndarray, shape: Shape,
+                     alphabet: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As `Scorer.best_changes`, with the changes made and scored on the device: only the
+        boards go there and only each board's best change comes back."""
+        from numba import cuda
+
+        from .cuda_kernels import VARIANT_BITS, VARIANT_MASK
+
+        shape, codes = checked_codes(codes, shape, self.lexicon.charset)
+        alphabet = np.asarray(alphabet, np.int64)
+        if not len(alphabet):
+            raise ValueError("best_changes needs at least one letter")
+        letters = len(alphabet)
+        variants = shape.cells * letters
+        packed = np.zeros(len(codes), np.int64)
+        on_device = cuda.to_device(alphabet)
+        step = max(1, BATCH // variants)
+        for lo in range(0, len(codes), step):
+            part = codes[lo:lo + step]
+            packed[lo:lo + len(part)] = self._launch(part, shape, len(part) * variants, on_device, letters)
+        self.lexicon.check_unchanged()
+        variant = np.where(packed < 0, 0, VARIANT_MASK - (packed & VARIANT_MASK))
+        scores = np.where(packed < 0, -1, packed >> VARIANT_BITS)
+        return scores, variant // letters, alphabet[variant % letters]
+
+    def _launch(self, codes: np.ndarray, shape: Shape, items: int, alphabet: DeviceNDArray,
+                letters: int) -> np.ndarray:
+        """Run the kernel over `items` work items of `codes` (boards, or with `letters` > 0 their
+        changes to the first `letters` of `alphabet`) and return its output for each board."""
+        from numba import cuda
+
+        table, count, card = self._shape_tables(shape)
+        blocks = min(self.max_blocks, -(-items // self.block))
+        threads = blocks * self.block
+        changes = letters > 0
+        scores = cuda.device_array(1 if changes else len(codes), np.int32)
+        best = cuda.to_device(np.full(len(codes) if changes else 1, -1, np.int64))
+        self._kernel[blocks, self.block](
+            self._nodes, self._word_index, cuda.to_device(codes.astype(np.int16)), self._q_code, table, count, card,
+            self._bitmap[:self.bitmap_words * threads], self._touched[:TOUCHED_PER_THREAD * threads],
+            cuda.to_device(np.zeros(1, np.int32)), scores, alphabet, letters, best)
+        return (best if changes else scores).copy_to_host().astype(np.int64)
+
     def close(self) -> None:
-        self._nodes = self._word_index = self._bitmap = self._touched = None
+        self._nodes = self._word_index = self._bitmap = self._touched = self._no_letters = None
         self._shapes.clear()

@@ -41,6 +41,8 @@ FRAME_WORDS = 3  # shared-memory words per stack frame
 MAX_NEIGHBOURS = 8  # columns of the neighbour table
 TODO_BITS = 8  # neighbour slots still to try: bits 0-7 of a frame's third word
 CELL_BITS = 6  # then the cell (0..63); the length in letters starts at bit 14
+VARIANT_BITS = 12  # single-letter changes of a board: 64 cells x 26 letters < 4096
+VARIANT_MASK = (1 << VARIANT_BITS) - 1
 
 
 @cuda.jit(device=True, inline=True)
@@ -103,26 +105,41 @@ def scoring_kernel(depth: int, block: int):
 
     @cuda.jit
     def score_boards(nodes, word_index, codes, q_code, neighbour_table, neighbour_count, card,
-                     bitmap, touched, counter, scores):
-        """scores[b] = points of board codes[b], for every b, taken from counter[0]."""
+                     bitmap, touched, counter, scores, alphabet, letters, best):
+        """With `letters` 0: scores[b] = points of board codes[b], for every b. Otherwise, for
+        every board b: best[b] = the best of its single-letter changes (cell c to letter
+        alphabet[k], k < letters, numbered v = c * letters + k; changes to the letter already
+        there are skipped) as score << VARIANT_BITS | (VARIANT_MASK - v), by atomic max, so the
+        lowest v wins a tie. Work items (boards, or board changes) are taken from counter[0]."""
         stack = cuda.shared.array((slots, block), int32)
         tx = cuda.threadIdx.x
         tid = cuda.grid(1)
         threads = cuda.gridsize(1)
         boards, cells = codes.shape
+        variants = cells * letters if letters else 1
+        items = boards * variants
         touched_cap = touched.shape[0] // threads
         bitmap_words = bitmap.shape[0] // threads
         root = nodes[0]
         root_first = root & INDEX_MASK
         root_mask = (root >> 32) & LETTER_MASK
         while True:
-            board = cuda.atomic.add(counter, 0, 1)
-            if board >= boards:
+            item = cuda.atomic.add(counter, 0, 1)
+            if item >= items:
                 return
+            board = item // variants
+            variant = item - board * variants
+            changed = -1
+            letter = int64(0)
+            if letters:
+                changed = variant // letters
+                letter = alphabet[variant - changed * letters]
+                if letter == codes[board, changed]:
+                    continue
             score = 0
             marked = 0
             for start in range(cells):
-                code = int64(codes[board, start])
+                code = letter if start == changed else int64(codes[board, start])
                 node = follow(nodes, root_first, root_mask, code)
                 if node < 0:
                     continue
@@ -147,7 +164,7 @@ def scoring_kernel(depth: int, block: int):
                         nb = neighbour_table[cell, slot]
                         if (used >> nb) & 1:
                             continue
-                        code = int64(codes[board, nb])
+                        code = letter if nb == changed else int64(codes[board, nb])
                         node = follow(nodes, first, mask, code)
                         if node < 0:
                             continue
@@ -184,7 +201,10 @@ def scoring_kernel(depth: int, block: int):
                     else:
                         break
             clear_marks(bitmap, touched, touched_cap, bitmap_words, tid, threads, marked)
-            scores[board] = score
+            if letters:
+                cuda.atomic.max(best, board, (int64(score) << VARIANT_BITS) | (VARIANT_MASK - variant))
+            else:
+                scores[board] = score
 
     return score_boards
 
