@@ -149,7 +149,8 @@ class CudaScorer(Scorer):
         self.bitmap_words = max(1, -(-int(ends.sum()) // 32))
         self.max_blocks = self._blocks()
         threads = self.max_blocks * self.block
-        self._kernel = cuda_kernels.scoring_kernel(self.depth, self.block)
+        self._kernels = {changes: cuda_kernels.scoring_kernel(self.depth, self.block, changes)
+                         for changes in (False, True)}
         self._nodes = cuda.to_device(words)
         self._word_index = cuda.to_device((np.cumsum(ends) - 1).astype(np.int32))
         self._bitmap = cuda.device_array(self.bitmap_words * threads, np.uint32)
@@ -234,7 +235,7 @@ class CudaScorer(Scorer):
         changes = letters > 0
         scores = cuda.device_array(1 if changes else len(codes), np.int32)
         best = cuda.to_device(np.full(len(codes) if changes else 1, -1, np.int64))
-        self._kernel[blocks, self.block](
+        self._kernels[changes][blocks, self.block](
             self._nodes, self._word_index, cuda.to_device(codes.astype(np.int16)), self._q_code, table, count, card,
             self._bitmap[:self.bitmap_words * threads], self._touched[:TOUCHED_PER_THREAD * threads],
             cuda.to_device(np.zeros(1, np.int32)), scores, alphabet, letters, best)

@@ -98,15 +98,17 @@ def clear_marks(bitmap, touched, touched_cap, bitmap_words, tid, threads, marked
 
 
 @cache
-def scoring_kernel(depth: int, block: int):
+def scoring_kernel(depth: int, block: int, changes: bool = False):
     """The batch kernel for stacks of `depth` frames and blocks of `block` threads (both fixed at
-    compile time: they size the shared-memory stack)."""
+    compile time: they size the shared-memory stack); with `changes`, the kernel that scores the
+    single-letter changes of each board (a compile-time switch, so the plain kernel carries none
+    of that code and its registers)."""
     slots = FRAME_WORDS * depth
 
     @cuda.jit
     def score_boards(nodes, word_index, codes, q_code, neighbour_table, neighbour_count, card,
                      bitmap, touched, counter, scores, alphabet, letters, best):
-        """With `letters` 0: scores[b] = points of board codes[b], for every b. Otherwise, for
+        """Without `changes`: scores[b] = points of board codes[b], for every b. With them, for
         every board b: best[b] = the best of its single-letter changes (cell c to letter
         alphabet[k], k < letters, numbered v = c * letters + k; changes to the letter already
         there are skipped) as score << VARIANT_BITS | (VARIANT_MASK - v), by atomic max, so the
@@ -116,7 +118,7 @@ def scoring_kernel(depth: int, block: int):
         tid = cuda.grid(1)
         threads = cuda.gridsize(1)
         boards, cells = codes.shape
-        variants = cells * letters if letters else 1
+        variants = cells * letters if changes else 1
         items = boards * variants
         touched_cap = touched.shape[0] // threads
         bitmap_words = bitmap.shape[0] // threads
@@ -131,7 +133,7 @@ def scoring_kernel(depth: int, block: int):
             variant = item - board * variants
             changed = -1
             letter = int64(0)
-            if letters:
+            if changes:
                 changed = variant // letters
                 letter = alphabet[variant - changed * letters]
                 if letter == codes[board, changed]:
@@ -139,7 +141,7 @@ def scoring_kernel(depth: int, block: int):
             score = 0
             marked = 0
             for start in range(cells):
-                code = letter if start == changed else int64(codes[board, start])
+                code = letter if changes and start == changed else int64(codes[board, start])
                 node = follow(nodes, root_first, root_mask, code)
                 if node < 0:
                     continue
@@ -164,7 +166,7 @@ def scoring_kernel(depth: int, block: int):
                         nb = neighbour_table[cell, slot]
                         if (used >> nb) & 1:
                             continue
-                        code = letter if nb == changed else int64(codes[board, nb])
+                        code = letter if changes and nb == changed else int64(codes[board, nb])
                         node = follow(nodes, first, mask, code)
                         if node < 0:
                             continue
@@ -201,7 +203,7 @@ def scoring_kernel(depth: int, block: int):
                     else:
                         break
             clear_marks(bitmap, touched, touched_cap, bitmap_words, tid, threads, marked)
-            if letters:
+            if changes:
                 cuda.atomic.max(best, board, (int64(score) << VARIANT_BITS) | (VARIANT_MASK - variant))
             else:
                 scores[board] = score
