@@ -7,7 +7,7 @@ is how they are tested without a GPU. `availability()` says whether it can run
 and, if not, why. numba.cuda is imported only when that is asked or a scorer
 is opened, never by importing `solver.backends`.
 
-Sizes follow docs/gpu.md: a persistent grid of about THREADS_PER_SM threads on
+Sizes follow ../shared/docs/gpu.md: a persistent grid of about THREADS_PER_SM threads on
 every multiprocessor, fewer when the per-thread found-word bitmaps would take
 more than BITMAP_SHARE of the free device memory.
 """
@@ -30,7 +30,7 @@ from . import Lexicon, Scorer
 if TYPE_CHECKING:
     from numba.cuda.cudadrv.devicearray import DeviceNDArray
 
-THREADS_PER_SM = 1024  # gpu.md: best; 2,048 halved the speed (the stacks spilled out of L1)
+THREADS_PER_SM = 1024  # ../shared/docs/gpu.md: best; 2,048 halved the speed (the stacks spilled out of L1)
 MAX_BLOCK = 256  # threads per block at most
 SHARED_BYTES = 48 * 1024  # static shared memory one block may use
 BITMAP_SHARE = 0.5  # of the free device memory, for the found-word bitmaps
@@ -63,7 +63,7 @@ def availability() -> tuple[bool, str]:
         return False, "numba-cuda is not installed (the cuda extra: pip install 'boggle-dawg[cuda]')"
     if not hasattr(np, "row_stack"):
         # numba-cuda 0.30.4 registers an overload of np.row_stack, which numpy 2.5 removed; it is
-        # np.vstack under another name (docs/gpu.md, pitfalls).
+        # np.vstack under another name (../shared/docs/gpu.md, pitfalls).
         np.row_stack = np.vstack
     try:
         from numba import cuda

@@ -5,7 +5,7 @@ and runs unchanged under the CUDA simulator (NUMBA_ENABLE_CUDASIM=1), which is
 how the kernels are tested on machines without a GPU. `cuda` must stay a
 module-level name for the simulator.
 
-The design is the one docs/gpu.md measured best:
+The design is the one ../shared/docs/gpu.md measured best (a prototype on an H100):
 
 - one thread per board, in a persistent grid: each thread takes its next
   board from a global atomic counter, so a warp never waits at board
@@ -22,6 +22,12 @@ The design is the one docs/gpu.md measured best:
   a board only those are cleared (the whole bitmap when the list overflowed).
   Every board leaves its thread's bitmap clear, so launches with different
   grid sizes can share it.
+
+A compile-time variant of the same kernel serves search (`Scorer.best_changes`):
+its work items are the single-letter changes of each board, made on the fly
+(the changed cell reads the new letter), and only each board's best change is
+kept, by an atomic max, so only the boards go to the device and one number per
+board comes back.
 
 Cell codes are as everywhere (solver/kernels.py): the letter index, NO_LETTER
 for a blank, first + 64 * (second + 1) for a two-letter face. They travel as
