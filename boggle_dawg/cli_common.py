@@ -202,6 +202,25 @@ def jobs_option(jobs: int, prog: str) -> int:
     return threads
 
 
+DEVICE_HELP = ("Where boards are scored: cpu, cuda (an NVIDIA GPU; needs the cuda extra and a trie "
+               "lexicon) or auto (cuda when usable, else cpu, said on stderr).")
+
+
+def device_option(device: str, prog: str) -> str:
+    """The scoring backend for `--device`; when auto falls back to the CPU, one line on stderr says why."""
+    from .solver.backends import choose_backend
+
+    backend, note = choose_backend(device)
+    if note:
+        print(f"{prog}: --device auto: {note}", file=sys.stderr)
+    return backend
+
+
+def workers_label(backend: str, jobs: int) -> str:
+    """What scored the boards, for timing lines: '4 jobs' on the CPU, else the backend's name."""
+    return f"{jobs} {plural('job', jobs)}" if backend == "cpu" else backend
+
+
 # --- progress on stderr ----------------------------------------------------------------
 
 

@@ -16,7 +16,17 @@ from pathlib import Path
 
 import typer
 
-from .cli_common import MAX_SECONDS, StatusLine, cli_lexicon, finite_option, jobs_option, plural
+from .cli_common import (
+    DEVICE_HELP,
+    MAX_SECONDS,
+    StatusLine,
+    cli_lexicon,
+    device_option,
+    finite_option,
+    jobs_option,
+    plural,
+    workers_label,
+)
 from .solver.board import Shape, parse_board, parse_size
 from .solver.dice_sets import random_seed
 from .solver.errors import UsageError
@@ -88,12 +98,12 @@ class _Progress:
         if self.status is not None:
             self.status.stop()
 
-    def report(self, result: SearchResult, jobs: int) -> None:
-        """The closing line: time, boards scored and speed."""
+    def report(self, result: SearchResult, workers: str) -> None:
+        """The closing line: time, boards scored, speed and what scored them."""
         if not self.quiet:
             rate = result.evaluations / result.seconds if result.seconds > 0 else 0.0
             print(f"{PROG}: searched {result.seconds:.1f} s, {result.evaluations:,} boards, {rate:,.0f} boards/s "
-                  f"({jobs} {plural('job', jobs)})", file=sys.stderr)
+                  f"({workers})", file=sys.stderr)
 
 
 def _budget(seconds: float | None, rounds: int | None, evaluations: int | None,
@@ -145,6 +155,7 @@ def search(
     target: int | None = typer.Option(None, "--target", help="Stop once a board scores this much."),
     seed: int | None = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Scoring threads (0 = all cores); never changes results."),
+    device: str = typer.Option("cpu", "--device", help=DEVICE_HELP + " Never changes results."),
     top: int = typer.Option(10, "--top", "-k", help="How many distinct boards to report."),
     alphabet: str | None = typer.Option(None, "--alphabet", help="Letters to use [default: the lexicon's "
                                            "charset]; 'q' is the Qu die."),
@@ -166,15 +177,16 @@ def search(
     """
     shape = parse_size(size)
     jobs = jobs_option(jobs, PROG)
+    backend = device_option(device, PROG)
     budget = _budget(seconds, rounds, evaluations, target)
     options = _anneal_options(steps, t0, t1, swap_share)
     lex = cli_lexicon(file, fmt)
     seed = random_seed() if seed is None else seed  # chosen here so the progress line can show it
     with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
-            lex.scorer(jobs) as scorer:
+            lex.scorer(jobs, backend) as scorer:
         result = search_boards(scorer, shape, budget, method, seed=seed, top=top, alphabet=alphabet,
                                start=start, pool=pool, on_round=progress, **options)
-    progress.report(result, jobs)
+    progress.report(result, workers_label(backend, jobs))
     if as_json:
         print(json.dumps(_result_json(result)))
         return
@@ -203,6 +215,7 @@ def rearrange(
     target: int | None = typer.Option(None, "--target", help="Stop once an arrangement scores this much."),
     seed: int | None = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Scoring threads (0 = all cores); never changes results."),
+    device: str = typer.Option("cpu", "--device", help=DEVICE_HELP + " Never changes results."),
     pool: int | None = typer.Option(None, "--pool", help=_pool_help(REARRANGE_METHODS)),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object: arrangement, score, words."),
@@ -219,14 +232,15 @@ def rearrange(
     letters = args[-1]
     shape = parse_size(size) if size else _square_for(letters)
     jobs = jobs_option(jobs, PROG)
+    backend = device_option(device, PROG)
     budget = _budget(seconds, rounds, evaluations, target)
     lex = cli_lexicon(Path(args[0]) if len(args) == 2 else None, fmt)
     seed = random_seed() if seed is None else seed
     with _Progress(quiet, f"rearranging letters on a {shape} board, seed {seed}") as progress, \
-            lex.scorer(jobs) as scorer:
+            lex.scorer(jobs, backend) as scorer:
         outcome = rearrange_letters(scorer, letters, shape, budget, method, seed=seed, pool=pool,
                                     on_round=progress)
-    progress.report(outcome.search, jobs)
+    progress.report(outcome.search, workers_label(backend, jobs))
     _print_arrangement(outcome, shape, as_json)
 
 

@@ -27,8 +27,19 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from .cli_common import HELP_OPTIONS, cli_lexicon, jobs_option, plural, progress_bar, run_cli
+from .cli_common import (
+    DEVICE_HELP,
+    HELP_OPTIONS,
+    cli_lexicon,
+    device_option,
+    jobs_option,
+    plural,
+    progress_bar,
+    run_cli,
+    workers_label,
+)
 from .one_board import solve_board
+from .solver.backends import Scorer
 from .solver.board import BoardError, Shape, encode_texts, parse_size
 from .solver.errors import DawgError, UsageError, reading
 from .solver.formats import format_help
@@ -208,7 +219,7 @@ def _decode(line: bytes | None) -> tuple[str, str | None]:
         return line.decode("utf-8", "replace").strip(), "not UTF-8 text"
 
 
-def score_chunk(lex: Lexicon, lines: list[tuple[int, bytes | None]], shape: Shape | None, jobs: int,
+def score_chunk(lex: Lexicon, scorer: Scorer, lines: list[tuple[int, bytes | None]], shape: Shape | None,
                 skip_foreign: bool, progress) -> list[tuple[int, str, int | None, str | None]]:
     """(line, board, score, error) for every board line of a chunk, in order; blank and
     '#' comment lines give nothing. Bad boards are found one by one only when the chunk
@@ -217,8 +228,8 @@ def score_chunk(lex: Lexicon, lines: list[tuple[int, bytes | None]], shape: Shap
                if error or (text and text[0] != "#")]
     good = [r for r in records if r[3] is None]
     try:
-        scores = lex.score_many([r[1] for r in good], jobs=jobs, skip_foreign=skip_foreign, shape=shape,
-                                progress=progress)
+        scores = lex.score_many([r[1] for r in good], skip_foreign=skip_foreign, shape=shape, progress=progress,
+                                scorer=scorer)
     except BoardError:
         for record in good:
             try:
@@ -226,24 +237,31 @@ def score_chunk(lex: Lexicon, lines: list[tuple[int, bytes | None]], shape: Shap
             except DawgError as err:
                 record[3] = str(err)
         good = [r for r in good if r[3] is None]
-        scores = lex.score_many([r[1] for r in good], jobs=jobs, skip_foreign=skip_foreign, shape=shape,
-                                progress=progress)
+        scores = lex.score_many([r[1] for r in good], skip_foreign=skip_foreign, shape=shape, progress=progress,
+                                scorer=scorer)
     for record, score in zip(good, scores.tolist()):
         record[2] = score
     return [tuple(r) for r in records]
 
 
-def _start_up(lex: Lexicon) -> float:
-    """Load the compiled batch driver (numba import and cache load) on a one-cell blank board;
-    returns the seconds it took, which the scoring rate leaves out."""
+def _start_up(scorer: Scorer) -> float:
+    """Load the compiled batch driver or kernel (numba import and cache load or compile) on a
+    one-cell blank board; returns the seconds it took, which the scoring rate leaves out."""
     started = time.perf_counter()
-    lex.score_codes(np.full((1, 1), NO_LETTER, np.int64), Shape(1, 1))
+    scorer.score_codes(np.full((1, 1), NO_LETTER, np.int64), Shape(1, 1))
     return time.perf_counter() - started
 
 
 def score_stream(lex: Lexicon, source: str, shape: Shape | None, jobs: int, as_json: bool, numbered: bool,
-                 strict: bool, skip_foreign: bool, quiet: bool) -> None:
-    """Score every board of a batch and print one result per board line, in input order."""
+                 strict: bool, skip_foreign: bool, quiet: bool, backend: str = "cpu") -> None:
+    """Score every board of a batch on `backend` and print one result per board line, in input order."""
+    with lex.scorer(jobs, backend) as scorer:  # opened first: a backend that cannot run fails before any input
+        _score_stream(lex, scorer, source, shape, as_json, numbered, strict, skip_foreign, quiet,
+                      workers_label(backend, jobs))
+
+
+def _score_stream(lex: Lexicon, scorer: Scorer, source: str, shape: Shape | None, as_json: bool, numbered: bool,
+                  strict: bool, skip_foreign: bool, quiet: bool, workers: str) -> None:
     reader = BoardLines(source)
     report = BatchReport(reader.name, as_json, numbered, strict)
     progress = None
@@ -263,9 +281,9 @@ def score_stream(lex: Lexicon, source: str, shape: Shape | None, jobs: int, as_j
             progress.start()
         for lines in reader.chunks(CHUNK_LINES):
             if not start_up:
-                start_up = _start_up(lex)
+                start_up = _start_up(scorer)
             started = time.perf_counter()
-            records = score_chunk(lex, lines, shape, jobs, skip_foreign,
+            records = score_chunk(lex, scorer, lines, shape, skip_foreign,
                                   (lambda n: progress.advance(task, n)) if progress else None)
             if progress:
                 progress.advance(task, len(lines) - sum(r[2] is not None for r in records))
@@ -279,7 +297,7 @@ def score_stream(lex: Lexicon, source: str, shape: Shape | None, jobs: int, as_j
         total = report.scored
         rate = f"{total / scoring:,.0f} boards/s" if scoring > 0 else "-"
         print(f"scored {total:,} {plural('board', total)} in {scoring:.2f} s: {rate} "
-              f"({lex.format}, {jobs} {plural('job', jobs)}; start-up {start_up:.2f} s)", file=sys.stderr)
+              f"({lex.format}, {workers}; start-up {start_up:.2f} s)", file=sys.stderr)
     report.finish()
 
 
@@ -302,6 +320,7 @@ def solve(
     strict: bool = typer.Option(False, "--strict", help="--boards: stop at the first bad line [default: report "
                                                         "each bad line, score the rest, exit 1 at the end]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Threads for --boards (0 = all cores)."),
+    device: str = typer.Option("cpu", "--device", help="--boards: " + DEVICE_HELP),
     skip_foreign: bool = typer.Option(False, "--skip-foreign",
                                       help="Treat letters outside the lexicon's charset as blank cells "
                                            "instead of an error."),
@@ -314,8 +333,9 @@ def solve(
     if boards is not None:
         if len(args) > 1:
             raise UsageError("give either BOARD or --boards, not both")
+        backend = device_option(device, PROG)
         lex = cli_lexicon(Path(args[0]) if args else None, fmt)
-        score_stream(lex, boards, shape, jobs, as_json, numbered, strict, skip_foreign, quiet)
+        score_stream(lex, boards, shape, jobs, as_json, numbered, strict, skip_foreign, quiet, backend)
         return
     if not args:
         raise UsageError("give a BOARD (or --boards PATH); see --help")

@@ -108,6 +108,20 @@ class _Scratch(threading.local):
 _scratch = _Scratch()
 
 
+def checked_codes(codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset) -> tuple[Shape, np.ndarray]:
+    """The shape and the codes as contiguous int64, checked to be (boards, cells) cell codes of
+    `charset` (what every backend's `score_codes` accepts); ValueError otherwise."""
+    shape = Shape.of(shape)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    if codes.ndim != 2 or codes.shape[1] != shape.cells:
+        raise ValueError(f"codes must have shape (boards, {shape.cells})")
+    first, second = codes & kernels.NO_LETTER, (codes >> 6) - 1
+    if ((codes < 0) | ((first >= len(charset)) & (first != kernels.NO_LETTER))
+            | (second >= len(charset)) | ((codes > kernels.NO_LETTER) & (first == kernels.NO_LETTER))).any():
+        raise ValueError("cell codes must be letter indices of the charset, two-letter codes or NO_LETTER")
+    return shape, codes
+
+
 def score_codes(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset,
                 threads: int = 1, pool: ThreadPoolExecutor | None = None,
                 progress: Callable[[int], None] | None = None) -> np.ndarray:
@@ -119,16 +133,9 @@ def score_codes(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, int], c
     """
     from . import jit
 
-    shape = Shape.of(shape)
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
-    if codes.ndim != 2 or codes.shape[1] != shape.cells:
-        raise ValueError(f"codes must have shape (boards, {shape.cells})")
+    shape, codes = checked_codes(codes, shape, charset)
     if len(codes) == 0:
         return np.zeros(0, np.int64)
-    first, second = codes & kernels.NO_LETTER, (codes >> 6) - 1
-    if ((codes < 0) | ((first >= len(charset)) & (first != kernels.NO_LETTER))
-            | (second >= len(charset)) | ((codes > kernels.NO_LETTER) & (first == kernels.NO_LETTER))).any():
-        raise ValueError("cell codes must be letter indices of the charset, two-letter codes or NO_LETTER")
     bits = _neighbour_bits_array(shape)
     q_code = charset.letters.find("q")
     card = card_table(shape.cells)

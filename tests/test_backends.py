@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from boggle_dawg.solver import jit
-from boggle_dawg.solver.backends import BACKENDS, open_scorer, resolve_jobs
+from boggle_dawg.solver.backends import BACKENDS, cuda_available, open_scorer, resolve_jobs
 from boggle_dawg.solver.backends.cpu import CpuScorer
 from boggle_dawg.solver.board import Shape, encode_texts
 from boggle_dawg.solver.errors import DawgError
@@ -63,6 +63,9 @@ def test_fewer_jobs_after_more_use_only_their_threads(monkeypatch, lexicon):
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_backends_agree_with_brute_force(lexicon, backend, jobs):
+    if backend == "cuda" and not cuda_available()[0]:
+        pytest.skip(f"the CUDA backend cannot run here: {cuda_available()[1]} (tests/test_cuda.py runs its "
+                    f"kernel under the simulator)")
     texts = _boards(300)
     codes = encode_texts(texts, lexicon.charset, None, False)[Shape(4, 4)][1]
     with open_scorer(lexicon, backend, jobs) as scorer:

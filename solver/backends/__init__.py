@@ -50,6 +50,9 @@ def resolve_jobs(jobs: int) -> int:
     return min(jobs, usable_cores()) if jobs else usable_cores()
 
 
+CHANGES_PER_CALL = 1 << 16  # boards of single-letter changes made and scored at a time by `best_changes`
+
+
 class Scorer(ABC):
     """Scores batches of boards of one lexicon. Use as a context manager, or call close()."""
 
@@ -64,6 +67,36 @@ class Scorer(ABC):
         """Scores of boards given as a (boards, cells) array of letter indices into the
         lexicon's charset (`kernels.NO_LETTER` for a blank cell, two-letter faces encoded as
         `board.encode` does); `progress(n)` is called as n more boards are done."""
+
+    def best_changes(self, codes: np.ndarray, shape: Shape,
+                     alphabet: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each board (a row of `codes`), its best single-letter change: a cell set to a letter
+        of `alphabet` (letter indices), changes to the letter already there left out. Returns
+        (score, cell, letter) arrays; a tie goes to the lowest cell, then the earliest letter of
+        `alphabet`; a board with no change gets score -1 (and cell 0, alphabet[0]).
+
+        This version makes every change here and scores them with score_codes; a backend that
+        can make and score them where it scores (the CUDA backend, on the device) overrides it."""
+        from ..engine import checked_codes
+
+        shape, codes = checked_codes(codes, shape, self.lexicon.charset)
+        alphabet = np.asarray(alphabet, np.int64)
+        if not len(alphabet):
+            raise ValueError("best_changes needs at least one letter")
+        cells, letters = shape.cells, len(alphabet)
+        variants = cells * letters
+        scores = np.full((len(codes), variants), -1, np.int64)
+        cell = np.repeat(np.arange(cells), letters)
+        letter = np.tile(alphabet, cells)
+        step = max(1, CHANGES_PER_CALL // max(1, variants))
+        for lo in range(0, len(codes), step):
+            part = codes[lo:lo + step]
+            changed = np.repeat(part, variants, axis=0).reshape(len(part), variants, cells)
+            changed[:, np.arange(variants), cell] = letter
+            fresh = part[:, cell] != letter
+            scores[lo:lo + len(part)][fresh] = self.score_codes(changed[fresh], shape)
+        best = scores.argmax(axis=1)
+        return scores[np.arange(len(codes)), best], best // letters, alphabet[best % letters]
 
     def close(self) -> None:  # noqa: B027 (a backend without workers has nothing to release)
         """Release the workers; the scorer must not be used afterwards."""
@@ -81,7 +114,33 @@ def _cpu(lexicon: Lexicon, jobs: int) -> Scorer:
     return CpuScorer(lexicon, jobs)
 
 
-BACKENDS: dict[str, Callable[[Lexicon, int], Scorer]] = {"cpu": _cpu}
+def _cuda(lexicon: Lexicon, jobs: int) -> Scorer:
+    from .cuda import CudaScorer
+
+    return CudaScorer(lexicon, jobs)
+
+
+BACKENDS: dict[str, Callable[[Lexicon, int], Scorer]] = {"cpu": _cpu, "cuda": _cuda}
+DEVICES = ("cpu", "cuda", "auto")
+
+
+def cuda_available() -> tuple[bool, str]:
+    """(True, what runs the CUDA kernels) or (False, why the CUDA backend cannot run here)."""
+    from .cuda import availability
+
+    return availability()
+
+
+def choose_backend(device: str) -> tuple[str, str | None]:
+    """The backend for a `device` choice ("cpu", "cuda" or "auto") and, when "auto" falls back to
+    the CPU, a line saying why. "cuda" is taken as asked: opening its scorer fails with the reason
+    when it cannot run."""
+    if device not in DEVICES:
+        raise ParameterError("device", f"unknown device {device!r} (choose from {', '.join(DEVICES)})")
+    if device != "auto":
+        return device, None
+    usable, reason = cuda_available()
+    return ("cuda", None) if usable else ("cpu", f"the CUDA backend cannot run: {reason}; scoring on the CPU")
 
 
 def open_scorer(lexicon: Lexicon, backend: str = "cpu", jobs: int = 0) -> Scorer:

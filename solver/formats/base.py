@@ -178,16 +178,19 @@ class Lexicon:
                          skip_foreign, want_words=True)[1]
 
     def score_many(self, boards: Iterable[Board | str], jobs: int = 1, skip_foreign: bool = False,
-                   shape: Shape | None = None, progress: Callable[[int], None] | None = None) -> np.ndarray:
+                   shape: Shape | None = None, progress: Callable[[int], None] | None = None,
+                   scorer: Scorer | None = None) -> np.ndarray:
         """Scores of many boards (Board objects or notation), in input order, with the compiled
-        kernels on `jobs` threads. Sizes may be mixed; `shape` sets the size of every text board.
+        kernels on `jobs` threads, or with `scorer` (an open scorer of this lexicon, which stays
+        open) when given. Sizes may be mixed; `shape` sets the size of every text board.
         `progress(n)` is called as n more boards are done. A bad board raises BoardError."""
-        boards = list(boards)
+        if scorer is None:
+            with self.scorer(jobs) as own:
+                return self.score_many(boards, skip_foreign=skip_foreign, shape=shape, progress=progress, scorer=own)
         texts = [b.notation if isinstance(b, Board) else b for b in boards]
         scores = np.zeros(len(texts), np.int64)
-        with self.scorer(jobs) as scorer:
-            for size, (indices, codes) in encode_texts(texts, self.charset, shape, skip_foreign).items():
-                scores[indices] = scorer.score_codes(codes, size, progress)
+        for size, (indices, codes) in encode_texts(texts, self.charset, shape, skip_foreign).items():
+            scores[indices] = scorer.score_codes(codes, size, progress)
         return scores
 
     def score_codes(self, codes: np.ndarray, shape: Shape | tuple[int, int], jobs: int = 1) -> np.ndarray:

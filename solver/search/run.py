@@ -163,15 +163,33 @@ class SearchRun:
             self.check()
             batch = codes[lo:lo + ROUND_LIMIT]
             scores = self.scorer.score_codes(batch, self.shape)
-            self.rounds += 1
-            self.evaluations += len(batch)
-            self.top.offer(batch, scores)
-            if self.on_round:
-                self.on_round(self.status())
-            if self.budget.target is not None and self.top.best[1] >= self.budget.target:
-                raise Stop("target")
+            self._finish_round(batch, scores, len(batch))
             parts.append(scores)
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+    def best_changes(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One round: each board's best single-letter change to a letter of the alphabet (ties:
+        the lowest cell, then the earliest letter), as boards and their scores (-1 where a board
+        has no change). Every change counts as an evaluation; only the best ones reach the top
+        list (on the CUDA backend only they leave the device)."""
+        self.check()
+        letters = self.space.letters
+        scores, cells, chosen = self.scorer.best_changes(boards, self.shape, letters)
+        moved = boards.copy()
+        moved[np.arange(len(boards)), cells] = chosen
+        some = scores >= 0
+        self._finish_round(moved[some], scores[some], int((boards[:, :, None] != letters).sum()))
+        return moved, scores
+
+    def _finish_round(self, boards: np.ndarray, scores: np.ndarray, evaluations: int) -> None:
+        """Count a round, offer its boards to the top list, report it and stop at the target."""
+        self.rounds += 1
+        self.evaluations += evaluations
+        self.top.offer(boards, scores)
+        if self.on_round:
+            self.on_round(self.status())
+        if self.budget.target is not None and self.top.best is not None and self.top.best[1] >= self.budget.target:
+            raise Stop("target")
 
     def fresh(self, codes: np.ndarray, seen: SeenBoards) -> tuple[np.ndarray, np.ndarray]:
         """The canonical forms of the boards not seen yet, each once, in order of first

@@ -41,9 +41,9 @@ class SearchMethod:
 
 
 def _registry() -> dict[str, SearchMethod]:
-    from . import anneal, deviation, hillclimb
+    from . import anneal, deviation, hillclimb, steepest
 
-    return {m.name: m for m in (hillclimb.METHOD, deviation.METHOD, anneal.METHOD)}
+    return {m.name: m for m in (hillclimb.METHOD, deviation.METHOD, anneal.METHOD, steepest.METHOD)}
 
 
 METHODS: dict[str, SearchMethod] = _registry()

@@ -1,0 +1,270 @@
+"""The CUDA backend: trie lexicons scored on an NVIDIA GPU (kernels in `cuda_kernels`).
+
+Optional. On a real GPU it needs the `cuda` extra (numba-cuda) and the NVIDIA
+driver; under the CUDA simulator (NUMBA_ENABLE_CUDASIM=1, set before numba is
+imported) numba's own simulator runs the same kernels on the CPU, slowly, which
+is how they are tested without a GPU. `availability()` says whether it can run
+and, if not, why. numba.cuda is imported only when that is asked or a scorer
+is opened, never by importing `solver.backends`.
+
+Sizes follow ../shared/docs/gpu.md: a persistent grid of about THREADS_PER_SM threads on
+every multiprocessor, fewer when the per-thread found-word bitmaps would take
+more than BITMAP_SHARE of the free device memory.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..board import Shape, card_table, neighbours
+from ..engine import checked_codes
+from ..errors import DawgError
+from . import Lexicon, Scorer
+
+if TYPE_CHECKING:
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+THREADS_PER_SM = 1024  # ../shared/docs/gpu.md: best; 2,048 halved the speed (the stacks spilled out of L1)
+MAX_BLOCK = 256  # threads per block at most
+SHARED_BYTES = 48 * 1024  # static shared memory one block may use
+BITMAP_SHARE = 0.5  # of the free device memory, for the found-word bitmaps
+TOUCHED_PER_THREAD = 256  # bitmap words listed per board; more and the whole bitmap is cleared
+BATCH = 1 << 20  # work items (boards, or changes of boards) per launch: bounds a launch's memory and time
+SIMULATOR_GRID = (2, 32)  # blocks, threads per block under the simulator (each thread is a Python thread)
+MAX_NODES = 1 << 31  # the shared-memory stack keeps node indices in 32 signed bits
+MAX_DEPTH = 64  # a path has at most 64 cells
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()).rstrip(": ") or type(err).__name__
+
+
+def simulated() -> bool:
+    """Whether numba.cuda is (or will be) the CUDA simulator."""
+    from numba import config
+
+    return bool(config.ENABLE_CUDASIM)
+
+
+@cache
+def availability() -> tuple[bool, str]:
+    """(True, what runs the kernels) or (False, why the CUDA backend cannot run here)."""
+    if simulated():
+        from numba import cuda  # noqa: F401 (loads the simulator)
+
+        return True, "the CUDA simulator (NUMBA_ENABLE_CUDASIM=1)"
+    if importlib.util.find_spec("numba_cuda") is None:
+        return False, "numba-cuda is not installed (the cuda extra: pip install 'boggle-dawg[cuda]')"
+    if not hasattr(np, "row_stack"):
+        # numba-cuda 0.30.4 registers an overload of np.row_stack, which numpy 2.5 removed; it is
+        # np.vstack under another name (../shared/docs/gpu.md, pitfalls).
+        np.row_stack = np.vstack
+    try:
+        from numba import cuda
+
+        cuda.current_context()
+        device = cuda.get_current_device()
+        name = device.name.decode() if isinstance(device.name, bytes) else str(device.name)
+    except Exception as err:  # noqa: BLE001 (any failure to reach a GPU means the same: no GPU here)
+        return False, f"no usable GPU: {_one_line(err)}"
+    return True, f"{name} ({device.MULTIPROCESSOR_COUNT} SMs)"
+
+
+def trie_height(nodes: np.ndarray) -> int:
+    """Letters on the longest root-to-leaf path of a trie (the deepest stack a walk can need)."""
+    from ..formats.base import spans
+    from ..formats.common import split_node_words
+
+    first, mask, _ = split_node_words(nodes)
+    kids = np.bitwise_count(mask.astype(np.uint64)).astype(np.int64)
+    level, height = np.zeros(1, np.int64), 0
+    while True:
+        level = level[kids[level] > 0]
+        if not len(level):
+            return height
+        level = spans(first[level], kids[level])
+        height += 1
+
+
+def block_size(depth: int) -> int:
+    """Threads per block: the largest power of two up to MAX_BLOCK whose stacks fit the block's
+    shared memory."""
+    from .cuda_kernels import FRAME_WORDS
+
+    block = MAX_BLOCK
+    while block > 32 and block * FRAME_WORDS * depth * 4 > SHARED_BYTES:
+        block //= 2
+    return block
+
+
+@cache
+def neighbour_table(shape: Shape) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's neighbours as a (cells, 8) table (-1 padding) and their counts."""
+    from .cuda_kernels import MAX_NEIGHBOURS
+
+    around = neighbours(shape)
+    table = np.full((shape.cells, MAX_NEIGHBOURS), -1, np.int64)
+    for cell, cells in enumerate(around):
+        table[cell, :len(cells)] = cells
+    return table, np.array([len(c) for c in around], np.int64)
+
+
+def trie_nodes(lexicon: Lexicon) -> np.ndarray:
+    """The node words of a trie lexicon; DawgError for any other format."""
+    fmt = getattr(lexicon, "format", "")
+    if fmt != "trie":
+        raise DawgError(f"the CUDA backend scores trie lexicons only, and this one is {fmt or 'not a trie'}")
+    return lexicon.nodes
+
+
+class CudaScorer(Scorer):
+    """Scores trie boards on the GPU (or the simulator). `jobs` does not apply: the grid is sized
+    from the device. The trie, the word index and the bitmaps stay on the device until close()."""
+
+    name = "cuda"
+
+    def __init__(self, lexicon: Lexicon, jobs: int = 0) -> None:
+        super().__init__(lexicon)
+        nodes = trie_nodes(lexicon)
+        usable, reason = availability()
+        if not usable:
+            raise DawgError(f"the CUDA backend cannot run: {reason}")
+        if len(nodes) >= MAX_NODES:
+            raise DawgError(f"{lexicon.path}: {len(nodes):,} trie nodes; the CUDA backend takes fewer than "
+                            f"{MAX_NODES:,}")
+        from numba import cuda
+
+        from . import cuda_kernels
+
+        self.device = reason
+        words = np.ascontiguousarray(nodes).view(np.int64)
+        ends = words < 0
+        self.depth = max(1, min(trie_height(nodes), MAX_DEPTH))
+        self.block = SIMULATOR_GRID[1] if simulated() else block_size(self.depth)
+        self.bitmap_words = max(1, -(-int(ends.sum()) // 32))
+        self.max_blocks = self._blocks()
+        threads = self.max_blocks * self.block
+        self._kernels = {changes: cuda_kernels.scoring_kernel(self.depth, self.block, changes)
+                         for changes in (False, True)}
+        self._nodes = cuda.to_device(words)
+        self._word_index = cuda.to_device((np.cumsum(ends) - 1).astype(np.int32))
+        self._bitmap = cuda.device_array(self.bitmap_words * threads, np.uint32)
+        self._touched = cuda.device_array(TOUCHED_PER_THREAD * threads, np.int32)
+        cuda_kernels.zero_fill[self.max_blocks, self.block](self._bitmap)
+        self._shapes: dict[Shape, tuple[DeviceNDArray, ...]] = {}
+        self._no_letters = cuda.to_device(np.zeros(1, np.int64))  # unused when no letters are asked for
+        self._q_code = lexicon.charset.letters.find("q")
+
+    def _blocks(self) -> int:
+        """Blocks of the persistent grid: THREADS_PER_SM threads on every multiprocessor, fewer
+        if their bitmaps would not fit in BITMAP_SHARE of the free device memory."""
+        if simulated():
+            return SIMULATOR_GRID[0]
+        from numba import cuda
+
+        sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
+        free = cuda.current_context().get_memory_info()[0]
+        per_block = self.block * 4 * (self.bitmap_words + TOUCHED_PER_THREAD)
+        blocks = min(sms * THREADS_PER_SM // self.block, int(free * BITMAP_SHARE) // per_block)
+        if blocks < 1:
+            raise DawgError(f"the CUDA backend needs {per_block:,} bytes of device memory for one block of "
+                            f"found-word bitmaps; {free:,} are free")
+        return blocks
+
+    def _shape_tables(self, shape: Shape) -> tuple[DeviceNDArray, ...]:
+        """The neighbour table, neighbour counts and score card of a shape, on the device."""
+        if shape not in self._shapes:
+            from numba import cuda
+
+            table, count = neighbour_table(shape)
+            self._shapes[shape] = (cuda.to_device(table), cuda.to_device(count),
+                                   cuda.to_device(card_table(shape.cells).astype(np.int32)))
+        return self._shapes[shape]
+
+    def score_codes(self, codes: np.ndarray, shape: Shape,
+                    progress: Callable[[int], None] | None = None) -> np.ndarray:
+        shape, codes = checked_codes(codes, shape, self.lexicon.charset)
+        scores = np.zeros(len(codes), np.int64)
+        for lo in range(0, len(codes), BATCH):
+            part = codes[lo:lo + BATCH]
+            scores[lo:lo + len(part)] = self._launch(self._to_device(part), shape, len(part), self._no_letters,
+                                                     0).copy_to_host()
+            if progress:
+                progress(len(part))
+        self.lexicon.check_unchanged()  # a mapped file changed under the batch: fail, never serve it
+        return scores
+
+    def best_changes(self, codes: np.ndarray, shape: Shape,
+                     alphabet: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As `Scorer.best_changes`, with the changes made and scored on the device: only the
+        boards go there and only each board's best change comes back."""
+        from numba import cuda
+
+        from .cuda_kernels import VARIANT_BITS, VARIANT_MASK
+
+        shape, codes = checked_codes(codes, shape, self.lexicon.charset)
+        alphabet = np.asarray(alphabet, np.int64)
+        if not len(alphabet):
+            raise ValueError("best_changes needs at least one letter")
+        letters = len(alphabet)
+        variants = shape.cells * letters
+        packed = np.zeros(len(codes), np.int64)
+        on_device = cuda.to_device(alphabet)
+        step = max(1, BATCH // variants)
+        for lo in range(0, len(codes), step):
+            part = codes[lo:lo + step]
+            packed[lo:lo + len(part)] = self._launch(self._to_device(part), shape, len(part) * variants, on_device,
+                                                     letters).copy_to_host()
+        self.lexicon.check_unchanged()
+        variant = np.where(packed < 0, 0, VARIANT_MASK - (packed & VARIANT_MASK))
+        scores = np.where(packed < 0, -1, packed >> VARIANT_BITS)
+        return scores, variant // letters, alphabet[variant % letters]
+
+    def kernel_seconds(self, codes: np.ndarray, shape: Shape) -> float:
+        """Wall seconds of the scoring kernel alone over `codes`: the boards are on the device
+        before the clock starts and the scores stay there (what the benchmarks call kernel-only).
+        The first call of a scorer includes compiling the kernel."""
+        from numba import cuda
+
+        shape, codes = checked_codes(codes, shape, self.lexicon.charset)
+        on_device = self._to_device(codes)
+        cuda.synchronize()
+        started = time.perf_counter()
+        self._launch(on_device, shape, len(codes), self._no_letters, 0)
+        cuda.synchronize()
+        return time.perf_counter() - started
+
+    @staticmethod
+    def _to_device(codes: np.ndarray) -> DeviceNDArray:
+        from numba import cuda
+
+        return cuda.to_device(codes.astype(np.int16))
+
+    def _launch(self, codes: DeviceNDArray, shape: Shape, items: int, alphabet: DeviceNDArray,
+                letters: int) -> DeviceNDArray:
+        """Start the kernel over `items` work items of the boards `codes` (the boards, or with
+        `letters` > 0 their changes to the first `letters` of `alphabet`); returns the device
+        array of its result per board: int32 scores, or int64 packed best changes."""
+        from numba import cuda
+
+        table, count, card = self._shape_tables(shape)
+        blocks = min(self.max_blocks, -(-items // self.block))
+        threads = blocks * self.block
+        changes = letters > 0
+        scores = cuda.device_array(1 if changes else len(codes), np.int32)
+        best = cuda.to_device(np.full(len(codes) if changes else 1, -1, np.int64))
+        self._kernels[changes][blocks, self.block](
+            self._nodes, self._word_index, codes, self._q_code, table, count, card,
+            self._bitmap[:self.bitmap_words * threads], self._touched[:TOUCHED_PER_THREAD * threads],
+            cuda.to_device(np.zeros(1, np.int32)), scores, alphabet, letters, best)
+        return best if changes else scores
+
+    def close(self) -> None:
+        self._nodes = self._word_index = self._bitmap = self._touched = self._no_letters = None
+        self._shapes.clear()
