@@ -72,6 +72,10 @@ def main() -> None:
     twl06 = tmp / "twl06-26"
     timed_process([*COMPILER_CLI, "build", str(shared("lexicons", "twl06.txt")), "--out", str(twl06), "--quiet"])
     reference = shared("reference", "jpa14")
+    # Bytecode for our modules, as a regular `pip install` writes it (numpy's was written at its
+    # install): without it every run would compile our sources, which no installed copy does.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "solver", "boggle_dawg"], cwd=REPO, check=True,
+                   stdout=subprocess.DEVNULL)
 
     python = [sys.executable]
     commands = {
@@ -93,7 +97,9 @@ def main() -> None:
         conditions.header(), "",
         (f"Seconds of wall time of each command in a fresh interpreter, {repeats.describe()}; every round "
         "runs each command once, in rotating order, so all of them see the same load. The OS file cache "
-        "is warm (each command ran once before timing); one board needs no compiled code (no numba). "
+        "is warm (each command ran once before timing), and our modules' bytecode is compiled first "
+        "(`python -m compileall solver boggle_dawg`), as installing the package or a first run writes it and as numpy's is; "
+        "one board needs no compiled code (no numba). "
         "TWL06-26 is our build of `../shared/lexicons/twl06.txt` (`python -m boggle_dawg.dawgc_cli build ... --out "
         "TWL06-26`, every format; the CLI opens the default, the trie). The last four columns divide "
         "each command's min, median and max wall time and its median CPU time (user + system seconds) by "

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-from importlib.resources import files
 from pathlib import Path
 
 from .solver.formats.common import MANIFEST_FILE
@@ -15,6 +13,8 @@ DEFAULT_CHARSET = 26
 
 def default_word_list() -> Path:
     """The word list shipped in the package (lexicons/ in the repository)."""
+    from importlib.resources import files  # here, not at the top: opening a named lexicon never needs it
+
     return Path(str(files("boggle_dawg.lexicons") / DEFAULT_WORD_LIST))
 
 
@@ -25,6 +25,8 @@ def default_lexicon_dir(announce=None) -> Path:
     list or a new format version gets a fresh build; `announce(message)` is told
     when a build starts.
     """
+    import hashlib
+
     from .solver import __version__
 
     source = default_word_list()

@@ -6,7 +6,6 @@ without importing it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .cli_common import cli_lexicon, plural
@@ -19,19 +18,25 @@ PROG = "dawg-solve"
 
 def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, as_json: bool,
                 skip_foreign: bool) -> None:
+    if not (show_words or show_paths or as_json):
+        score, count = lex.score_and_count(board, skip_foreign=skip_foreign)
+        print(board.grid())
+        print(f"{score} {plural('point', score)}, {count} {plural('word', count)}")
+        return
     found = lex.words(board, skip_foreign=skip_foreign)
     score = sum(f.points for f in found)
     if as_json:
+        import json
+
         words = [{"word": f.word, "points": f.points,
                   **({"path": [board.cell_name(c) for c in f.path]} if show_paths else {})} for f in found]
         print(json.dumps({"board": board.notation, "size": str(board.shape), "score": score, "words": words}))
         return
     print(board.grid())
     print(f"{score} {plural('point', score)}, {len(found)} {plural('word', len(found))}")
-    if show_words or show_paths:
-        for f in found:
-            path = "  " + " ".join(board.cell_name(c) for c in f.path) if show_paths else ""
-            print(f"{f.points:3}  {f.word}{path}")
+    for f in found:
+        path = "  " + " ".join(board.cell_name(c) for c in f.path) if show_paths else ""
+        print(f"{f.points:3}  {f.word}{path}")
 
 
 def _lone_argument_is_board(text: str, shape: Shape | None) -> Board:

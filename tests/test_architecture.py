@@ -4,6 +4,8 @@ import circle, the library never prints, and the package list installs every fol
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -125,3 +127,18 @@ def test_every_package_folder_is_installed():
             if directory.is_dir() and directory.name != "__pycache__":
                 on_disk.add(".".join([package, *directory.relative_to(REPO / folder).parts]))
     assert declared == on_disk
+
+
+def test_one_board_imports_only_what_one_board_needs(make_lexicon):
+    """`dawg-solve DIR BOARD` loads no compiler, no CLI framework, no JIT and no thread pool: the
+    start-up path stays lazy (each of these costs milliseconds to tens of milliseconds)."""
+    directory = make_lexicon(["tea", "eat", "ate", "tee"])
+    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "boggle_dawg.dawg_solve", str(directory), "teae"],
+                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "points" in run.stdout
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    assert "numpy" in loaded  # what it does need: the parse of -X importtime's lines works
+    for heavy in ("numba", "typer", "rich", "concurrent.futures", "boggle_dawg.compiler", "importlib.resources",
+                  "json", "dask"):
+        assert heavy not in loaded, f"{heavy} is imported on the one-board path"

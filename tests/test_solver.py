@@ -131,6 +131,7 @@ def test_words_and_paths_agree_with_brute_force(cases, case, fmt):
         found = lex.words(text)
         assert sum(f.points for f in found) == score
         assert {f.word for f in found} == case.reference.found(faces, shape.rows, shape.cols)
+        assert lex.score_and_count(text) == (score, len(found))
         board = parse_board(text)
         for f in found:
             assert board.spell(f.path) == f.word and len(set(f.path)) == len(f.path)

@@ -172,10 +172,16 @@ class Lexicon:
         return solve_one(self.walk, self.python_inputs, self._board(board), self.charset,
                          skip_foreign, want_words=False)[0]
 
+    def score_and_count(self, board: Board | str, skip_foreign: bool = False) -> tuple[int, int]:
+        """Points and number of words of one board, without listing the words (what the one-board
+        command prints by default; listing them costs more than the walk)."""
+        return solve_one(self.walk, self.python_inputs, self._board(board), self.charset,
+                         skip_foreign, want_words=False)[:2]
+
     def words(self, board: Board | str, skip_foreign: bool = False) -> list[Found]:
         """Every word on one board with its points and a path, longest first."""
         return solve_one(self.walk, self.python_inputs, self._board(board), self.charset,
-                         skip_foreign, want_words=True)[1]
+                         skip_foreign, want_words=True)[2]
 
     def score_many(self, boards: Iterable[Board | str], jobs: int = 1, skip_foreign: bool = False,
                    shape: Shape | None = None, progress: Callable[[int], None] | None = None,
@@ -253,7 +259,7 @@ def check_children(path: Path, first: np.ndarray, mask: np.ndarray, reserved: np
     """Check letter masks and child ranges [lowest, limit); returns each node's child count."""
     check(mask >> letters == 0, path, f"{what} letter mask names letters beyond the charset")
     check(reserved == 0, path, f"{what} has reserved bits set")
-    kids = np.bitwise_count(mask.astype(np.uint64)).astype(np.int64)
+    kids = np.bitwise_count(mask).astype(np.int64)  # masks are non-negative: counting the int64 bits is exact
     check((kids > 0) | (first == 0), path, f"{what} without children points at children")
     check((kids == 0) | ((first >= lowest) & (first + kids <= limit)), path,
            f"{what} children out of range")

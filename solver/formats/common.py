@@ -56,9 +56,10 @@ def node_word(first: np.ndarray, mask: np.ndarray, eow: np.ndarray) -> np.ndarra
 def split_node_words(words: np.ndarray):
     """(first child or edge, letter mask, end-of-word) of trie/DAWG node words."""
     w = np.asarray(words, dtype=np.uint64)
-    first = (w & np.uint64(INDEX_MASK)).astype(np.int64)
-    mask = ((w >> np.uint64(LETTERS_SHIFT)) & np.uint64((1 << 26) - 1)).astype(np.int64)
-    eow = (w >> np.uint64(EOW_SHIFT)).astype(np.int64)
+    # Every field is below 2**63, so viewing each fresh uint64 result as int64 is exact and copies nothing.
+    first = (w & np.uint64(INDEX_MASK)).view(np.int64)
+    mask = ((w >> np.uint64(LETTERS_SHIFT)) & np.uint64((1 << 26) - 1)).view(np.int64)
+    eow = (w >> np.uint64(EOW_SHIFT)).view(np.int64)
     return first, mask, eow
 
 
