@@ -24,17 +24,23 @@ def lexicon(make_lexicon):
     return open_lexicon(make_lexicon(WORDS))
 
 
-def _threads_entering_the_kernel(monkeypatch, lex) -> set[int]:
-    """Record the thread of every call of the lexicon's compiled batch driver."""
+def _threads_entering_the_kernel(monkeypatch, lex) -> tuple[set[int], list[threading.Barrier]]:
+    """Record the thread of every call of the lexicon's compiled batch driver. While a barrier is
+    in the returned list, each thread's first call waits at it, so a pool must start that many
+    threads (an idle thread would otherwise take the next chunk on a busy machine)."""
     entered: set[int] = set()
+    gates: list[threading.Barrier] = []
     driver = jit.batch_driver(lex.walk.board_kernel)
 
     def recording(*args):
+        first_call = threading.get_ident() not in entered
         entered.add(threading.get_ident())
+        if first_call and gates:
+            gates[0].wait()
         return driver(*args)
 
     monkeypatch.setitem(jit._drivers, lex.walk.board_kernel, recording)
-    return entered
+    return entered, gates
 
 
 def _boards(count: int) -> list[str]:
@@ -45,10 +51,12 @@ def _boards(count: int) -> list[str]:
 def test_fewer_jobs_after_more_use_only_their_threads(monkeypatch, lexicon):
     texts = _boards(4000)
     codes = encode_texts(texts, lexicon.charset, None, False)[Shape(4, 4)][1]
-    entered = _threads_entering_the_kernel(monkeypatch, lexicon)
+    entered, gates = _threads_entering_the_kernel(monkeypatch, lexicon)
+    gates.append(threading.Barrier(4, timeout=60))
     with CpuScorer(lexicon, jobs=4) as wide:  # more threads than this machine's cores: no cap here
         wide_scores = wide.score_codes(codes, Shape(4, 4))
-    assert len(entered) > 2
+    gates.clear()
+    assert len(entered) == 4
     for jobs in (2, 1):
         entered.clear()
         with CpuScorer(lexicon, jobs=jobs) as narrow:
