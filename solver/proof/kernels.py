@@ -32,17 +32,17 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @numba.njit(**_JIT)
-def class_walk(child, letters, points, bucket_letters, bucket_start, bucket_len, nbrs, nbr_count, rank,
-               letter_len, tokens, words, pts):
+def class_walk(child, letters, masks, points, bucket_mask, nbrs, nbr_count, rank, letter_len, tokens, words, pts):
     """Every path of the class that spells a word: writes (sorted tokens, word node, points)
     rows while there is room and returns how many there are (rerun with more room when the
-    count exceeds len(words))."""
-    cells = len(bucket_start)
+    count exceeds len(words)). masks[node] is the set of letters the node has children for;
+    bucket_mask[cell] the letters the cell may hold."""
+    cells = len(bucket_mask)
     cap = len(words)
     width = tokens.shape[1]
     cell = np.empty(cells, np.int64)
-    li = np.empty(cells, np.int64)
-    ni = np.empty(cells, np.int64)
+    todo = np.empty(cells, np.int64)   # letters still to try at this depth
+    ni = np.empty(cells, np.int64)     # next neighbour to try for the current letter
     node = np.empty(cells, np.int64)
     let = np.empty(cells, np.int64)
     length = np.empty(cells, np.int64)
@@ -51,27 +51,21 @@ def class_walk(child, letters, points, bucket_letters, bucket_start, bucket_len,
     for start in range(cells):
         d = 0
         cell[0] = start
-        li[0] = -1
+        todo[0] = masks[0] & bucket_mask[start]
         ni[0] = nbr_count[start]
         used = np.int64(1) << start
         while d >= 0:
             c = cell[d]
             if ni[d] >= nbr_count[c]:
-                # next letter of this cell that continues a word
-                parent = 0 if d == 0 else node[d - 1]
-                kid = -1
-                li[d] += 1
-                while li[d] < bucket_len[c]:
-                    letter = bucket_letters[bucket_start[c] + li[d]]
-                    kid = child[parent * letters + letter]
-                    if kid >= 0:
-                        break
-                    li[d] += 1
-                if kid < 0:
+                if todo[d] == 0:
                     used &= ~(np.int64(1) << c)
                     d -= 1
                     continue
-                letter = bucket_letters[bucket_start[c] + li[d]]
+                bits = todo[d]
+                letter = lowest(bits)
+                todo[d] = bits & (bits - 1)
+                parent = 0 if d == 0 else node[d - 1]
+                kid = child[parent * letters + letter]
                 node[d] = kid
                 let[d] = letter
                 length[d] = (0 if d == 0 else length[d - 1]) + letter_len[letter]
@@ -89,18 +83,30 @@ def class_walk(child, letters, points, bucket_letters, bucket_start, bucket_len,
                         words[count] = kid
                         pts[count] = points[kid]
                     count += 1
-                ni[d] = 0
+                ni[d] = 0 if masks[kid] else nbr_count[c]
                 continue
             nb = nbrs[c, ni[d]]
             ni[d] += 1
             if (used >> nb) & 1:
                 continue
+            nxt = masks[node[d]] & bucket_mask[nb]
+            if nxt == 0:
+                continue
             d += 1
             cell[d] = nb
-            li[d] = -1
+            todo[d] = nxt
             ni[d] = nbr_count[nb]
             used |= np.int64(1) << nb
     return count
+
+
+@numba.njit(**_JIT)
+def lowest(x):
+    """Index of the lowest set bit of a non-zero int."""
+    n = 0
+    while not (x >> n) & 1:
+        n += 1
+    return n
 
 
 @numba.njit(**_JIT)

@@ -121,18 +121,15 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
     tables = tables_of(lexicon)
     geo = _Geometry(plan, lexicon.charset.letters.find("q"))
     index = {ch: i for i, ch in enumerate(lexicon.charset.letters)}
-    letters = [[index[ch] for ch in b] for b in cell_letters]
-    bucket_len = np.array([len(b) for b in letters], np.int64)
-    bucket_start = np.concatenate([[0], np.cumsum(bucket_len)[:-1]]).astype(np.int64)
-    bucket_letters = np.array([x for b in letters for x in b], np.int64)
+    bucket_mask = np.array([sum(1 << index[ch] for ch in b) for b in cell_letters], np.int64)
     cells = plan.shape.cells
-    room = 1 << 16
+    room = 1 << 18
     while True:
         tokens = np.empty((room, cells), np.int16)
         words = np.empty(room, np.int32)
         pts = np.empty(room, np.int64)
-        count = kernels.class_walk(tables.child, tables.letters, tables.points, bucket_letters, bucket_start,
-                                   bucket_len, geo.nbrs, geo.nbr_count, geo.rank, geo.letter_len, tokens, words, pts)
+        count = kernels.class_walk(tables.child, tables.letters, tables.masks, tables.points, bucket_mask,
+                                   geo.nbrs, geo.nbr_count, geo.rank, geo.letter_len, tokens, words, pts)
         if count <= room:
             break
         if count > MAX_ROWS:

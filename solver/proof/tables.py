@@ -25,6 +25,7 @@ MAX_LETTERS = 32  # a token is rank * 32 + letter
 class Tables:
     child: np.ndarray    # int32, nodes * letters
     points: np.ndarray   # int32 per node
+    masks: np.ndarray    # int64 per node: the letters it has children for
     letters: int
 
 
@@ -69,7 +70,7 @@ def _from_trie(lexicon) -> Tables:
     for _ in range(int(lexicon.max_length) + 1):  # children come after parents: a fixed point by depth
         length[1:] = length[parent[1:]] + step[1:]
     pts = np.where(words < 0, _spelled_points(length), 0).astype(np.int32)
-    return Tables(child.ravel(), pts, letters)
+    return Tables(child.ravel(), pts, _masks(child), letters)
 
 
 def _from_words(lexicon) -> Tables:
@@ -88,7 +89,12 @@ def _from_words(lexicon) -> Tables:
                 pts.append(0)
             node = nxt
         pts[node] = points(len(word) + word.count("q"))
-    return Tables(np.array(rows, np.int32).ravel(), np.array(pts, np.int32), len(letters))
+    child = np.array(rows, np.int32)
+    return Tables(child.ravel(), np.array(pts, np.int32), _masks(child), len(letters))
+
+
+def _masks(child: np.ndarray) -> np.ndarray:
+    return ((child >= 0).astype(np.int64) << np.arange(child.shape[1], dtype=np.int64)).sum(axis=1)
 
 
 def lexicon_digest(lexicon) -> str:
