@@ -6,12 +6,15 @@ order to each letter of its bucket; a board with every cell forced is scored
 exactly by the ordinary solver. When the subclass left is small (few boards),
 its boards are all scored exactly instead of bounded further.
 
-Memory per class: the entries of the class (rows of `cells` int16 tokens, one
-int64 of points; the walk also holds a word number per row until de-duplicated)
-plus, down the branch being explored, one subclass per forced cell, each no
-larger than its parent: at most (cells + 1) times the class's entries. A class
-whose walk would give more than MAX_ROWS rows is refused with an error rather
-than exhausting memory (ENABLE2K 3x4 with the default split: under 2 M rows).
+Memory per class, for R entry rows and C cells: the walk's buffer (2C + 12
+bytes a row, kept from class to class in this process), the sorted rows
+(2W + 8 bytes a row, W <= C the longest row) and, down the branch being
+explored, one subclass buffer per forced cell, each no larger than its
+parent (also kept for the next class): at most about (2C + 12 + (C + 1) x
+(2W + 8)) x R bytes. A class whose walk would give more than MAX_ROWS rows
+(2^25) is refused with an error asking for a finer split, so a class never
+needs more than about 16 GiB (12 cells); in practice subclasses shrink fast
+and ENABLE2K classes hold at most a few million rows (3x3, default split).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from ..search.symmetry import canonical_codes
 from .plan import ProofPlan, make_plan
 from .tables import tables_of
 
-MAX_ROWS = 1 << 27          # entries per class: 128 M rows (about 5 GiB at 12 cells) at most
+MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
 ENUMERATE_BOARDS = 64        # a subclass of at most this many boards is scored board by board
 SCORE_BATCH = 4096           # boards scored exactly per call of the solver
 
