@@ -34,7 +34,7 @@ from .plan import ProofPlan, make_plan
 from .tables import tables_of
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
-ENUMERATE_BOARDS = 64        # a subclass of at most this many boards is scored board by board
+ENUMERATE_BOARDS = 512       # a subclass of at most this many boards is scored board by board
 SCORE_BATCH = 4096           # boards scored exactly per call of the solver
 
 
