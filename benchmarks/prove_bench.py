@@ -3,12 +3,12 @@
 Run from the repository root:
 
     python benchmarks/prove_bench.py [--lexicon DIR] [--size 3x3] [--min-score 545 [500 ...]]
-                                     [--sample N] [--seed S] [--classes SPEC] [--out FILE]
+                                     [--sample N | --board B] [--seed S] [--classes SPEC] [--out FILE]
 
 Without --sample, proves every canonical class of the shape for each
 --min-score, in this one process (one core), and reports wall time,
 CPU-seconds, classes, bounds computed, boards scored exactly and the best
-boards. With --sample N, proves only the first N canonical classes of the
+boards. With --board B, proves only the class holding board B. With --sample N, proves only the first N canonical classes of the
 seeded shuffled order (the order `prove` uses) and reports the per-class
 CPU-seconds (mean, median, max) and the projected CPU-seconds of the whole
 proof (mean x canonical classes: an estimate, since a few classes dominate).
@@ -77,6 +77,20 @@ def sample(lex, shape, min_score: int, classes: str | None, seed: int, count: in
             f"{format_load(load_average())} |"]
 
 
+def one_class(lex, shape, min_score: int, classes: str | None, board: str) -> list[str]:
+    plan = make_plan(lex, shape, classes)
+    class_id = plan.class_of(board)
+    prove_class(lex, plan, plan.canonical_ids()[0], min_score)  # compile / load the kernels first
+    load = load_average()
+    start = time.process_time()
+    record = prove_class(lex, plan, class_id, min_score)
+    cpu = time.process_time() - start
+    found = ", ".join(f"`{b}` {s:,}" for b, s in record.boards) or "none"
+    return [f"| {shape} | `{board}`: {plan.describe(class_id)} | {min_score:,} | {record.bound:,} | {found} | "
+            f"{record.nodes:,} | {record.scored:,} | {record.seconds:.1f} | {cpu:.1f} | {format_load(load)} / "
+            f"{format_load(load_average())} |"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lexicon", help="compiled lexicon (default: ENABLE2K built from ../shared)")
@@ -85,15 +99,23 @@ def main() -> None:
     parser.add_argument("--classes", default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sample", type=int, default=0, help="prove only this many classes and project")
+    parser.add_argument("--board", help="prove only the class holding this board")
     parser.add_argument("--out", default=str(RESULTS / "prove.md"))
     args = parser.parse_args()
     lex, name = _lexicon(args.lexicon)
     shape = parse_size(args.size)
-    lines = [f"### {shape}, {'sample of ' + str(args.sample) + ' classes' if args.sample else 'full proof'}, "
+    what = (f"the class of {args.board}" if args.board else f"sample of {args.sample} classes" if args.sample
+            else "full proof")
+    lines = [f"### {shape}, {what}, "
              f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC", "",
              f"- lexicon: {name}", f"- machine: {machine()}", f"- commit: {commit()}",
              f"- command: `python {' '.join(shlex.quote(a) for a in sys.argv)}`", ""]
-    if args.sample:
+    if args.board:
+        lines += ["| size | class | min score | class bound | boards found | bounds | scored exactly | wall s | CPU s | "
+                  "load before / after |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for s in args.min_score:
+            lines += one_class(lex, shape, s, args.classes, args.board)
+    elif args.sample:
         lines += ["| size | split | min score | canonical classes | sampled | CPU s | wall s | CPU s per class "
                   "(mean / median / max) | bounds | projected CPU s (mean x classes) | boards found | load before / after |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|"]
