@@ -127,9 +127,10 @@ def _count(number: int, noun: str) -> str:
     return f"{number:,} {plural(noun, number)}"
 
 
-def _summary(result: SearchResult) -> str:
+def _summary(result: SearchResult, tasks: int = 1) -> str:
     return (f"{result.method} search of {result.shape} boards over {result.alphabet.upper()}, seed {result.seed}: "
-            f"{_count(result.rounds, 'round')}, {_count(result.evaluations, 'board')} scored; "
+            + (f"{_count(tasks, 'task')}, " if tasks > 1 else "")
+            + f"{_count(result.rounds, 'round')}, {_count(result.evaluations, 'board')} scored; "
             f"{STOPPED[result.stopped]}")
 
 
@@ -169,26 +170,51 @@ def search(
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the top list and the run's figures."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
+    tasks: int = typer.Option(1, "--tasks", help="Independent searches, each with the whole budget and its own "
+                                  "seed derived from --seed; their top lists are merged. More than one runs on "
+                                  "the Dask engine."),
+    workers: int | None = typer.Option(None, "--workers", help="Run the tasks on a local Dask cluster of this many "
+                                          "worker processes [default: one per core]."),
+    scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS",
+                                         help="Run the tasks on the workers of a running Dask scheduler "
+                                              "(e.g. tcp://host:8786) instead of a local cluster."),
+    checkpoint: Path | None = typer.Option(None, "--checkpoint", help="Append each finished task's record to "
+                                              "this file (durably), so that --resume can continue the run."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the run recorded in --checkpoint: skip its "
+                                   "finished tasks (same options needed; the seed is read from it if not given)."),
 ) -> None:
     """Search for the highest-scoring boards (rotations and reflections count as one board).
 
     With --seed and a --rounds or --evaluations budget the result is exactly reproducible,
-    whatever --jobs; with --seconds it depends on how far the search got in the time.
+    whatever --jobs, --workers or --scheduler, and after any number of --resume; with
+    --seconds it depends on how far the search got in the time.
     """
     shape = parse_size(size)
     jobs = jobs_option(jobs, PROG)
     backend = device_option(device, PROG)
     budget = _budget(seconds, rounds, evaluations, target)
     options = _anneal_options(steps, t0, t1, swap_share)
+    engine = tasks > 1 or workers is not None or scheduler is not None or checkpoint is not None
+    _engine_options(tasks, workers, scheduler, checkpoint, resume)
     lex = cli_lexicon(file, fmt)
+    if seed is None and resume:
+        seed = _stored_seed(checkpoint)
     seed = random_seed() if seed is None else seed  # chosen here so the progress line can show it
-    with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
-            lex.scorer(jobs, backend) as scorer:
-        result = search_boards(scorer, shape, budget, method, seed=seed, top=top, alphabet=alphabet,
-                               start=start, pool=pool, on_round=progress, **options)
-    progress.report(result, workers_label(backend, jobs))
+    if engine:
+        from .solver.cluster.search_job import SearchPlan
+
+        plan = SearchPlan(lex, shape, budget, method, seed, tasks, top=top, alphabet=alphabet, start=start,
+                          pool=pool, options=options, backend=backend, jobs=jobs)
+        result, label = _search_on_engine(plan, workers, scheduler, checkpoint, resume, quiet)
+    else:
+        with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
+                lex.scorer(jobs, backend) as scorer:
+            result = search_boards(scorer, shape, budget, method, seed=seed, top=top, alphabet=alphabet,
+                                   start=start, pool=pool, on_round=progress, **options)
+        label = workers_label(backend, jobs)
+        progress.report(result, label)
     if as_json:
-        print(json.dumps(_result_json(result)))
+        print(json.dumps({**_result_json(result), "tasks": tasks}))
         return
     best = parse_board(result.best.board, shape)
     print(f"best board, {result.best.score} {plural('point', result.best.score)}:")
@@ -198,7 +224,54 @@ def search(
     for rank, board in enumerate(result.top, 1):
         print(f"{rank:4}  {board.score:6}  {board.board}")
     print()
-    print(_summary(result))
+    print(_summary(result, tasks))
+
+
+def _engine_options(tasks: int, workers: int | None, scheduler: str | None, checkpoint: Path | None,
+                    resume: bool) -> None:
+    if tasks < 1:
+        raise UsageError(f"--tasks: must be 1 or more, got {tasks}")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers: must be 1 or more, got {workers}")
+    if workers is not None and scheduler is not None:
+        raise UsageError("--workers and --scheduler: give one (local workers, or a running scheduler's)")
+    if resume and checkpoint is None:
+        raise UsageError("--resume: needs --checkpoint PATH, the run to continue")
+
+
+def _stored_seed(checkpoint: Path) -> int | None:
+    from .solver.cluster.checkpoint import stored_header
+
+    header = stored_header(checkpoint)
+    seed = header.get("seed") if header else None
+    return seed if isinstance(seed, int) else None
+
+
+def _search_on_engine(plan, workers: int | None, scheduler: str | None, checkpoint: Path | None, resume: bool,
+                      quiet: bool) -> tuple[SearchResult, str]:
+    """Run a search plan on a local cluster or a scheduler, with progress; returns the result and
+    what ran it (for the timing line)."""
+    from contextlib import nullcontext
+
+    from .cluster_progress import EngineProgress
+    from .solver.cluster import Checkpoint, Engine
+    from .solver.cluster.search_job import search_on_engine
+
+    opened = Checkpoint.open(checkpoint, plan.header(), resume) if checkpoint is not None else nullcontext()
+    headline = f"{plan.method} search of {plan.shape} boards, seed {plan.seed}, {_count(plan.tasks, 'task')}"
+    with opened as record_file, Engine(workers, scheduler) as engine, \
+            EngineProgress(quiet, headline, engine, "task", PROG) as progress:
+        result, outcome = search_on_engine(plan, engine, record_file, on_status=progress.update,
+                                           on_record=lambda task, record: progress.best(record["top"][:1]))
+        label = progress.label()
+    if not quiet:
+        fresh = [outcome.records[t] for t in outcome.records if t not in outcome.resumed]
+        boards = sum(record["evaluations"] for record in fresh)
+        rate = boards / result.seconds if result.seconds > 0 else 0.0
+        resumed = f"; {_count(len(outcome.resumed), 'task')} resumed from {checkpoint}" if outcome.resumed else ""
+        print(f"{PROG}: searched {result.seconds:.1f} s, {boards:,} boards, {rate:,.0f} boards/s "
+              f"({label}{resumed})", file=sys.stderr)
+    return result, label
 
 
 def rearrange(

@@ -73,6 +73,7 @@ class Outcome:
 
     records: dict
     total: int
+    resumed: frozenset = frozenset()  # the task ids that were already in the checkpoint
     stopped_early: bool = False  # `on_record` asked to stop (e.g. a target score was reached)
     interrupted: bool = False  # Ctrl-C
     lost: int = 0
@@ -87,12 +88,14 @@ class Engine:
     """A Dask client: on a LocalCluster of `workers` processes (one task at a time each), or on
     the scheduler at `scheduler` (e.g. tcp://host:8786) with whatever workers joined it."""
 
-    def __init__(self, workers: int | None = None, scheduler: str | None = None, retries: int = RETRIES) -> None:
+    def __init__(self, workers: int | None = None, scheduler: str | None = None, retries: int = RETRIES,
+                 connect_seconds: float = CONNECT_SECONDS) -> None:
         if workers is not None and scheduler is not None:
             raise DawgError("give a number of local workers or a scheduler's address, not both")
         self.workers = workers
         self.scheduler = scheduler
         self.retries = retries
+        self.connect_seconds = connect_seconds
         self.client = None
         self.cluster = None
 
@@ -110,7 +113,7 @@ class Engine:
 
         if self.scheduler is not None:
             try:
-                self.client = Client(self.scheduler, timeout=f"{CONNECT_SECONDS}s")
+                self.client = Client(self.scheduler, timeout=f"{self.connect_seconds}s")
             except (OSError, TimeoutError, ValueError) as err:
                 raise DawgError(f"cannot reach the Dask scheduler at {self.scheduler} ({err})") from None
             return
@@ -132,14 +135,18 @@ class Engine:
 
     @property
     def dashboard(self) -> str | None:
-        """The address of the scheduler's dashboard, when it serves one (it needs bokeh)."""
+        """The address of the scheduler's dashboard, when it serves one (it needs bokeh where the
+        scheduler runs: the scheduler's web server answers without it, with no dashboard)."""
         if self.client is None:
             return None
+        from urllib.request import urlopen
+
+        link = self.client.dashboard_link
         try:
-            services = self.client.scheduler_info().get("services", {})
-        except Exception:  # noqa: BLE001 (a display nicety must never fail a run)
+            with urlopen(link, timeout=1) as response:
+                return link if response.status == 200 else None
+        except (OSError, ValueError):
             return None
-        return self.client.dashboard_link if "dashboard" in services else None
 
     def worker_addresses(self) -> set[str]:
         return set(self.client.nthreads())
@@ -160,7 +167,7 @@ class Engine:
         records: dict = {}
         if checkpoint is not None:
             records.update((task, rec) for task, rec in checkpoint.records.items() if task in set(ids))
-        outcome = Outcome(records, len(ids))
+        outcome = Outcome(records, len(ids), frozenset(records))
         resumed = len(records)
         started = time.perf_counter()
         token = job.token()

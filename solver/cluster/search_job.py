@@ -136,8 +136,9 @@ class SearchPlan:
 
 def search_on_engine(plan: SearchPlan, engine: Engine, checkpoint=None,
                      on_status: Callable[[EngineStatus], None] | None = None,
-                     on_record: Callable[[int, dict], None] | None = None) -> SearchResult:
-    """Run `plan` on `engine` (recording into `checkpoint`, an open `Checkpoint`, if given)."""
+                     on_record: Callable[[int, dict], None] | None = None) -> tuple[SearchResult, Outcome]:
+    """Run `plan` on `engine` (recording into `checkpoint`, an open `Checkpoint`, if given); returns
+    the merged result and the engine's outcome (which tasks were resumed, workers lost...)."""
     import time
 
     started = time.perf_counter()
@@ -150,7 +151,7 @@ def search_on_engine(plan: SearchPlan, engine: Engine, checkpoint=None,
     outcome = engine.run(plan.job(), checkpoint, on_record=arrived, on_status=on_status)
     if not outcome.stopped_early and any(plan.reached_target(r) for r in outcome.records.values()):
         outcome.stopped_early = True  # reached in a run this one resumed
-    return plan.merge(outcome, time.perf_counter() - started)
+    return plan.merge(outcome, time.perf_counter() - started), outcome
 
 
 def search_in_process(plan: SearchPlan, scorer, on_round=None) -> SearchResult:
