@@ -24,11 +24,11 @@ def eta_text(seconds: float | None) -> str:
 
 
 class EngineProgress:
-    def __init__(self, quiet: bool, headline: str, engine, noun: str, prog: str) -> None:
+    def __init__(self, quiet: bool, headline: str, engine, nouns: tuple[str, str], prog: str) -> None:
         self.quiet = quiet
         self.headline = headline
         self.engine = engine
-        self.noun = noun
+        self.nouns = nouns  # singular, plural
         self.prog = prog
         self.status = None
         self.top: tuple[str, int] | None = None
@@ -86,7 +86,7 @@ class EngineProgress:
 
     def line(self) -> str:
         s = self.status
-        return f"{s.done:,}/{s.total:,} {plural(self.noun, s.total)}, {self.info()}, {s.seconds:.0f} s, {eta_text(self.eta())}"
+        return f"{s.done:,}/{s.total:,} {self.nouns[s.total != 1]}, {self.info()}, {s.seconds:.0f} s, {eta_text(self.eta())}"
 
     def update(self, status) -> None:
         self.status = status
@@ -104,4 +104,4 @@ class EngineProgress:
         if self.status is None:
             return "the Dask engine"
         s = self.status
-        return f"{s.total:,} {plural(self.noun, s.total)} on {s.workers} {plural('worker', s.workers)}"
+        return f"{s.total:,} {self.nouns[s.total != 1]} on {s.workers} {plural('worker', s.workers)}"

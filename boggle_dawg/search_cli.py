@@ -27,6 +27,16 @@ from .cli_common import (
     plural,
     workers_label,
 )
+from .cluster_cli import (
+    check_engine_options,
+    checkpoint_option,
+    closing_line,
+    resume_option,
+    run_on_engine,
+    scheduler_option,
+    stored,
+    workers_option,
+)
 from .solver.board import Shape, parse_board, parse_size
 from .solver.dice_sets import random_seed
 from .solver.errors import UsageError
@@ -173,15 +183,10 @@ def search(
     tasks: int = typer.Option(1, "--tasks", help="Independent searches, each with the whole budget and its own "
                                   "seed derived from --seed; their top lists are merged. More than one runs on "
                                   "the Dask engine."),
-    workers: int | None = typer.Option(None, "--workers", help="Run the tasks on a local Dask cluster of this many "
-                                          "worker processes [default: one per core]."),
-    scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS",
-                                         help="Run the tasks on the workers of a running Dask scheduler "
-                                              "(e.g. tcp://host:8786) instead of a local cluster."),
-    checkpoint: Path | None = typer.Option(None, "--checkpoint", help="Append each finished task's record to "
-                                              "this file (durably), so that --resume can continue the run."),
-    resume: bool = typer.Option(False, "--resume", help="Continue the run recorded in --checkpoint: skip its "
-                                   "finished tasks (same options needed; the seed is read from it if not given)."),
+    workers: int | None = workers_option(),
+    scheduler: str | None = scheduler_option(),
+    checkpoint: Path | None = checkpoint_option(),
+    resume: bool = resume_option(" Without --seed, the checkpoint's seed."),
 ) -> None:
     """Search for the highest-scoring boards (rotations and reflections count as one board).
 
@@ -194,11 +199,13 @@ def search(
     backend = device_option(device, PROG)
     budget = _budget(seconds, rounds, evaluations, target)
     options = _anneal_options(steps, t0, t1, swap_share)
-    engine = tasks > 1 or workers is not None or scheduler is not None or checkpoint is not None
-    _engine_options(tasks, workers, scheduler, checkpoint, resume)
+    if tasks < 1:
+        raise UsageError(f"--tasks: must be 1 or more, got {tasks}")
+    engine = check_engine_options(workers, scheduler, checkpoint, resume) or tasks > 1
     lex = cli_lexicon(file, fmt)
     if seed is None and resume:
-        seed = _stored_seed(checkpoint)
+        stored_seed = stored(checkpoint, "seed")
+        seed = stored_seed if isinstance(stored_seed, int) else None
     seed = random_seed() if seed is None else seed  # chosen here so the progress line can show it
     if engine:
         from .solver.cluster.search_job import SearchPlan
@@ -227,50 +234,19 @@ def search(
     print(_summary(result, tasks))
 
 
-def _engine_options(tasks: int, workers: int | None, scheduler: str | None, checkpoint: Path | None,
-                    resume: bool) -> None:
-    if tasks < 1:
-        raise UsageError(f"--tasks: must be 1 or more, got {tasks}")
-    if workers is not None and workers < 1:
-        raise UsageError(f"--workers: must be 1 or more, got {workers}")
-    if workers is not None and scheduler is not None:
-        raise UsageError("--workers and --scheduler: give one (local workers, or a running scheduler's)")
-    if resume and checkpoint is None:
-        raise UsageError("--resume: needs --checkpoint PATH, the run to continue")
-
-
-def _stored_seed(checkpoint: Path) -> int | None:
-    from .solver.cluster.checkpoint import stored_header
-
-    header = stored_header(checkpoint)
-    seed = header.get("seed") if header else None
-    return seed if isinstance(seed, int) else None
-
-
 def _search_on_engine(plan, workers: int | None, scheduler: str | None, checkpoint: Path | None, resume: bool,
                       quiet: bool) -> tuple[SearchResult, str]:
     """Run a search plan on a local cluster or a scheduler, with progress; returns the result and
     what ran it (for the timing line)."""
-    from contextlib import nullcontext
-
-    from .cluster_progress import EngineProgress
-    from .solver.cluster import Checkpoint, Engine
     from .solver.cluster.search_job import search_on_engine
 
-    opened = Checkpoint.open(checkpoint, plan.header(), resume) if checkpoint is not None else nullcontext()
     headline = f"{plan.method} search of {plan.shape} boards, seed {plan.seed}, {_count(plan.tasks, 'task')}"
-    with opened as record_file, Engine(workers, scheduler) as engine, \
-            EngineProgress(quiet, headline, engine, "task", PROG) as progress:
-        result, outcome = search_on_engine(plan, engine, record_file, on_status=progress.update,
-                                           on_record=lambda task, record: progress.best(record["top"][:1]))
-        label = progress.label()
-    if not quiet:
-        fresh = [outcome.records[t] for t in outcome.records if t not in outcome.resumed]
-        boards = sum(record["evaluations"] for record in fresh)
-        rate = boards / result.seconds if result.seconds > 0 else 0.0
-        resumed = f"; {_count(len(outcome.resumed), 'task')} resumed from {checkpoint}" if outcome.resumed else ""
-        print(f"{PROG}: searched {result.seconds:.1f} s, {boards:,} boards, {rate:,.0f} boards/s "
-              f"({label}{resumed})", file=sys.stderr)
+    (result, outcome), label = run_on_engine(plan, search_on_engine, headline, ("task", "tasks"),
+                                             lambda record: record["top"], workers, scheduler, checkpoint, resume,
+                                             quiet)
+    boards = sum(outcome.records[t]["evaluations"] for t in outcome.records if t not in outcome.resumed)
+    rate = boards / result.seconds if result.seconds > 0 else 0.0
+    closing_line(f"searched {result.seconds:.1f} s, {boards:,} boards, {rate:,.0f} boards/s ({label})", quiet)
     return result, label
 
 
