@@ -16,7 +16,7 @@ from .cli_common import run_plain
 from .one_board import solve_board
 
 PROG = "dawg-solve"
-COMMANDS = {"solve", "roll", "play", "search", "rearrange"}
+COMMANDS = {"solve", "roll", "play", "search", "rearrange", "prove"}
 
 
 def main() -> None:

@@ -345,7 +345,8 @@ def solve(
 
 
 # The other commands, by module: loaded only when asked for, so one board imports none of them.
-SUBCOMMANDS = {"roll": "game_cli", "play": "game_cli", "search": "search_cli", "rearrange": "search_cli"}
+SUBCOMMANDS = {"roll": "game_cli", "play": "game_cli", "search": "search_cli", "rearrange": "search_cli",
+               "prove": "prove_cli"}
 GROUP_OPTIONS = {"--help", "-h", "--version", "--install-completion", "--show-completion"}
 COMPLETION_VARIABLE = "_DAWG_SOLVE_COMPLETE"  # set by the shell when it asks for completions
 

@@ -1,0 +1,105 @@
+"""`dawg-solve prove`: prove which boards of a shape reach a score, and that no other does.
+
+The proof itself is `solver.proof`; this module reads the options, shows
+progress on stderr on a terminal (classes done of all, boards found,
+CPU-seconds, an estimate of the time left over the shuffled class order) and
+prints the boards found and the statement the proof makes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import typer
+
+from .cli_common import cli_lexicon, plural, progress_bar
+from .solver.board import parse_size
+from .solver.formats import format_help
+
+PROG = "dawg-solve"
+
+
+class _Progress:
+    """A rich bar on stderr when it is a terminal; nothing otherwise."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.bar = None
+        self.task = None
+        self.found: set[str] = set()
+        self.cpu_start = time.process_time()
+        self.live = not quiet and sys.stderr.isatty()
+
+    def __enter__(self) -> _Progress:
+        if self.live:
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+
+            self.bar = progress_bar(TextColumn("classes"), BarColumn(), MofNCompleteColumn(),
+                                    TextColumn("{task.fields[note]}"), TimeRemainingColumn())
+            self.bar.start()
+        return self
+
+    def __call__(self, record, done: int, total: int) -> None:
+        self.found.update(b for b, _ in record.boards)
+        if self.bar is None:
+            return
+        if self.task is None:
+            self.task = self.bar.add_task("prove", total=total, note="")
+        note = f"{len(self.found):,} {plural('board', len(self.found))} found, " \
+               f"{time.process_time() - self.cpu_start:,.0f} CPU-s"
+        self.bar.update(self.task, completed=done, note=note)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _statement(result) -> str:
+    other = "other " if result.boards else ""
+    classes = "class" if result.classes == 1 else "classes"
+    return (f"No {other}{result.shape} board scores {result.min_score:,} or more: proved over "
+            f"{result.classes:,} {classes} ({result.class_count:,} before symmetry), {result.nodes:,} bounds "
+            f"computed, {result.scored:,} {plural('board', result.scored)} scored exactly, {result.seconds:.1f} s, "
+            f"{result.cpu_seconds:.1f} CPU-seconds.")
+
+
+def prove(
+    file: Path | None = typer.Argument(None, metavar="[FILE]", help="Lexicon (default: the shipped one)."),
+    size: str = typer.Option(..., "--size", "-s", metavar="RxC", help="Board size RxC (up to 8x8)."),
+    min_score: int = typer.Option(..., "--min-score", help="Find every board scoring at least this much "
+                                     "(a positive number)."),
+    classes: str | None = typer.Option(None, "--classes", metavar="SPEC",
+                                       help="Letter buckets per cell: comma-separated buckets for every cell, "
+                                            "or CORNERS/OTHERS [default: by board size, see the README]."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the shuffled class order (never changes results)."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object with the boards and the proof's counts."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+) -> None:
+    """Prove which boards of a size score at least --min-score, and that no other board does.
+
+    The boards are split into classes (a bucket of letters per cell); each class's
+    upper bound rules it out or it is split further, down to single boards scored exactly.
+    """
+    from .solver.proof import make_plan
+    from .solver.proof import prove as run_proof
+    from .solver.proof.run import _check_min_score
+
+    shape = parse_size(size)
+    _check_min_score(min_score)
+    lex = cli_lexicon(file, fmt)
+    make_plan(lex, shape, classes)  # bad --classes: one line before any work
+    with _Progress(quiet) as progress:
+        result = run_proof(lex, shape, min_score, classes=classes, seed=seed, on_record=progress)
+    if as_json:
+        print(json.dumps({"lexicon": str(lex.path), **result.to_dict()}))
+        return
+    n = len(result.boards)
+    if n:
+        print(f"{n:,} {plural('board', n)} of {shape} {'scores' if n == 1 else 'score'} at least "
+              f"{min_score:,} (canonical form: rotations and reflections count once):")
+        for board, score in result.boards:
+            print(f"{score:8,}  {board}")
+    print(_statement(result))

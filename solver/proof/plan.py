@@ -1,0 +1,178 @@
+"""Board classes: a bucket of letters per cell, class ids, symmetry and the split order.
+
+A class is every board whose cell i holds a letter of the bucket chosen for
+cell i. The buckets of a cell partition the lexicon's charset, so each board
+lies in exactly one class. A class id is the mixed-radix number of the bucket
+chosen at each cell (cell 0 the least significant digit).
+
+A cell's buckets depend only on its kind (a corner, with at most 3 neighbours,
+or any other cell), which every rotation and reflection preserves; so the image
+of a class under a symmetry is a class, and only the classes whose id is the
+smallest of their images (`canonical_ids`) need a proof.
+
+Default split (letters not in the lexicon's charset are left out, empty
+buckets dropped):
+  3x3 and smaller: corners and other cells alike, 3 buckets;
+  larger boards: corners 4 buckets, other cells 3 buckets.
+`--classes SPEC` overrides it: comma-separated buckets for every cell
+("aeiou,bcdfgh...,..."), or "CORNERS/OTHERS" with a comma list each side.
+
+The split order (the order cells are forced in) is the cells by neighbour count,
+most first (centre, then edges, then corners), ties in reading order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..board import Shape, neighbours
+from ..errors import ParameterError
+from ..search.symmetry import symmetries
+
+THREE = ("aeiou", "bcdfghjkmpqvwxyz", "lnrst")
+FOUR = ("aeiou", "bcdfgmpqvwxz", "lnrst", "hjky")
+MAX_CLASSES = 1 << 40  # ids must stay exact in int64 arithmetic
+
+
+def _default(shape: Shape) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    if shape.cells <= 9:
+        return THREE, THREE
+    return FOUR, THREE
+
+
+def _parse_list(text: str, charset: str) -> tuple[str, ...]:
+    buckets = [b.strip().lower() for b in text.split(",")]
+    if any(not b for b in buckets):
+        raise ParameterError("classes", f"empty bucket in {text!r}")
+    seen: dict[str, str] = {}
+    for b in buckets:
+        bad = sorted({ch for ch in b if ch not in charset})
+        if bad:
+            raise ParameterError("classes", f"{', '.join(repr(ch) for ch in bad)} not in the lexicon's charset "
+                                 f"{charset.upper()}")
+        for ch in b:
+            if ch in seen:
+                raise ParameterError("classes", f"letter {ch!r} is in more than one bucket ({seen[ch]!r}, {b!r})")
+            seen[ch] = b
+    missing = [ch for ch in charset if ch not in seen]
+    if missing:
+        raise ParameterError("classes", f"buckets do not cover the charset: {''.join(missing).upper()} missing")
+    return tuple("".join(sorted(b)) for b in buckets)
+
+
+def parse_classes(spec: str, charset: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(corner buckets, other buckets) from a --classes SPEC (see the module)."""
+    parts = spec.split("/")
+    if len(parts) > 2:
+        raise ParameterError("classes", f"{spec!r}: at most one '/' (CORNERS/OTHERS)")
+    lists = [_parse_list(p, charset) for p in parts]
+    return (lists[0], lists[-1])
+
+
+def _restrict(buckets: tuple[str, ...], charset: str) -> tuple[str, ...]:
+    kept = ("".join(ch for ch in b if ch in charset) for b in buckets)
+    out = tuple(b for b in kept if b)
+    rest = "".join(ch for ch in charset if not any(ch in b for b in buckets))
+    return out[:-1] + (out[-1] + rest,) if rest and out else out or (charset,)
+
+
+@dataclass(frozen=True)
+class ProofPlan:
+    """What a proof over one shape splits the boards into: small, frozen and picklable."""
+
+    shape: Shape
+    charset: str                       # the lexicon's letters
+    buckets: tuple[tuple[str, ...], ...]  # per cell, its buckets
+    lexicon_digest: str                # words and charset (solver.proof.tables.lexicon_digest)
+
+    @cached_property
+    def radix(self) -> np.ndarray:
+        return np.array([len(b) for b in self.buckets], np.int64)
+
+    @property
+    def class_count(self) -> int:
+        return int(np.prod(self.radix, dtype=object))
+
+    @cached_property
+    def order(self) -> tuple[int, ...]:
+        """The split order: cells by neighbour count, most first, ties in reading order."""
+        nbrs = neighbours(self.shape)
+        return tuple(sorted(range(self.shape.cells), key=lambda c: (-len(nbrs[c]), c)))
+
+    def digits(self, class_id: int) -> list[int]:
+        if not 0 <= class_id < self.class_count:
+            raise ParameterError("class_id", f"{class_id} is outside 0..{self.class_count - 1}")
+        out = []
+        for r in self.radix.tolist():
+            out.append(class_id % r)
+            class_id //= r
+        return out
+
+    def class_buckets(self, class_id: int) -> list[str]:
+        """The letters each cell of the class may hold."""
+        return [self.buckets[c][d] for c, d in enumerate(self.digits(class_id))]
+
+    def describe(self, class_id: int) -> str:
+        """The class as its cells' buckets, row by row ('/' between rows)."""
+        cells = self.class_buckets(class_id)
+        cols = self.shape.cols
+        return "/".join(" ".join(f"[{b}]" for b in cells[r * cols:(r + 1) * cols]) for r in range(self.shape.rows))
+
+    def canonical_ids(self) -> list[int]:
+        """The class ids that are the smallest of their images under the shape's symmetries."""
+        perms = symmetries(self.shape)
+        radix = self.radix
+        weights = np.concatenate([[1], np.cumprod(radix[:-1])]).astype(np.int64)
+        out = []
+        chunk = 1 << 20
+        for lo in range(0, self.class_count, chunk):
+            ids = np.arange(lo, min(lo + chunk, self.class_count), dtype=np.int64)
+            digits = (ids[:, None] // weights[None, :]) % radix[None, :]
+            keep = np.ones(len(ids), bool)
+            for perm in perms[1:]:
+                # the image's cell i holds the bucket of cell perm[i]; buckets are alike on both
+                keep &= (digits[:, perm] * weights).sum(axis=1) >= ids
+            out.extend(ids[keep].tolist())
+        return out
+
+    def fingerprint(self) -> str:
+        """Identifies the lexicon's content, the shape and the split (for checkpoint headers)."""
+        text = f"{self.lexicon_digest}|{self.shape}|{';'.join(','.join(b) for b in self.buckets)}"
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+    def spec(self) -> str:
+        """The split as a --classes SPEC."""
+        corner, other = self._kinds()
+        return ",".join(corner) if corner == other else f"{','.join(corner)}/{','.join(other)}"
+
+    def _kinds(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        nbrs = neighbours(self.shape)
+        corner = next((self.buckets[c] for c in range(self.shape.cells) if len(nbrs[c]) <= 3), self.buckets[0])
+        other = next((self.buckets[c] for c in range(self.shape.cells) if len(nbrs[c]) > 3), corner)
+        return corner, other
+
+
+def make_plan(lexicon, shape: Shape | tuple[int, int], classes: str | None = None) -> ProofPlan:
+    """The split of the boards of `shape` over `lexicon`'s charset: the default one, or --classes."""
+    from .tables import lexicon_digest
+
+    try:
+        shape = Shape.of(shape)
+    except Exception as err:
+        raise ParameterError("shape", str(err).removeprefix("shape: ")) from None
+    charset = lexicon.charset.letters
+    if classes is not None:
+        corner, other = parse_classes(classes, charset)
+    else:
+        corner, other = (_restrict(b, charset) for b in _default(shape))
+    nbrs = neighbours(shape)
+    buckets = tuple(corner if len(nbrs[c]) <= 3 else other for c in range(shape.cells))
+    plan = ProofPlan(shape, charset, buckets, lexicon_digest(lexicon))
+    if plan.class_count > MAX_CLASSES:
+        raise ParameterError("classes", f"{plan.class_count:,} classes for {shape}: too many (at most "
+                             f"{MAX_CLASSES:,}); use fewer buckets")
+    return plan

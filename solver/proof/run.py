@@ -1,0 +1,299 @@
+"""Proving a score bound over every board of a shape: per class (`prove_class`) and in full (`prove`).
+
+For a class: walk it to get its entries (solver.proof.kernels), bound it; while
+the bound of a subclass reaches the target, force the next cell of the split
+order to each letter of its bucket; a board with every cell forced is scored
+exactly by the ordinary solver. When the subclass left is small (few boards),
+its boards are all scored exactly instead of bounded further.
+
+Memory per class: the entries of the class (rows of `cells` int16 tokens, one
+int64 of points; the walk also holds a word number per row until de-duplicated)
+plus, down the branch being explored, one subclass per forced cell, each no
+larger than its parent: at most (cells + 1) times the class's entries. A class
+whose walk would give more than MAX_ROWS rows is refused with an error rather
+than exhausting memory (ENABLE2K 3x4 with the default split: under 2 M rows).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..board import Shape, neighbours
+from ..errors import DawgError, ParameterError
+from ..search.symmetry import canonical_codes
+from .plan import ProofPlan, make_plan
+from .tables import tables_of
+
+MAX_ROWS = 1 << 27          # entries per class: 128 M rows (about 5 GiB at 12 cells) at most
+ENUMERATE_BOARDS = 64        # a subclass of at most this many boards is scored board by board
+SCORE_BATCH = 4096           # boards scored exactly per call of the solver
+
+
+@dataclass
+class ClassRecord:
+    """The outcome of one class: its root bound, the boards in it reaching the target
+    (canonical text, score), bounds computed (nodes) and seconds taken."""
+
+    class_id: int
+    bound: int
+    boards: list[tuple[str, int]] = field(default_factory=list)
+    nodes: int = 0
+    scored: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"class_id": self.class_id, "bound": self.bound, "boards": [[b, s] for b, s in self.boards],
+                "nodes": self.nodes, "scored": self.scored, "seconds": self.seconds}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ClassRecord:
+        return cls(int(data["class_id"]), int(data["bound"]), [(str(b), int(s)) for b, s in data["boards"]],
+                   int(data["nodes"]), int(data.get("scored", 0)), float(data["seconds"]))
+
+
+@dataclass
+class ProofResult:
+    """Every board of the shape reaching min_score (canonical, best first), and what it took."""
+
+    shape: Shape
+    min_score: int
+    boards: list[tuple[str, int]]
+    classes: int          # canonical classes proved
+    class_count: int      # all classes, before symmetry
+    nodes: int            # bounds computed
+    scored: int           # boards scored exactly
+    seconds: float
+    cpu_seconds: float
+    fingerprint: str = ""
+
+    def to_dict(self) -> dict:
+        return {"shape": str(self.shape), "min_score": self.min_score,
+                "boards": [{"board": b, "score": s} for b, s in self.boards],
+                "classes": self.classes, "class_count": self.class_count, "bounds": self.nodes,
+                "scored": self.scored, "seconds": round(self.seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3),
+                "fingerprint": self.fingerprint}
+
+
+class _Geometry:
+    """The per-shape arrays the class walk needs."""
+
+    def __init__(self, plan: ProofPlan, q_index: int) -> None:
+        shape = plan.shape
+        nbrs = neighbours(shape)
+        self.nbrs = np.full((shape.cells, 8), -1, np.int64)
+        for c, ns in enumerate(nbrs):
+            self.nbrs[c, :len(ns)] = ns
+        self.nbr_count = np.array([len(ns) for ns in nbrs], np.int64)
+        self.order = np.array(plan.order, np.int64)
+        self.rank = np.empty(shape.cells, np.int64)
+        self.rank[self.order] = np.arange(shape.cells)
+        self.letter_len = np.ones(len(plan.charset), np.int64)
+        if q_index >= 0:
+            self.letter_len[q_index] = 2
+
+
+def _check_plan(lexicon, plan: ProofPlan) -> None:
+    if not isinstance(plan, ProofPlan):
+        raise ParameterError("plan", f"expected a ProofPlan (from make_plan), got {type(plan).__name__}")
+    if plan.charset != lexicon.charset.letters:
+        raise ParameterError("plan", f"made for charset {plan.charset.upper()}, not this lexicon's "
+                             f"{lexicon.charset.letters.upper()}")
+
+
+def _check_min_score(min_score) -> int:
+    if isinstance(min_score, bool) or not isinstance(min_score, (int, np.integer)) or min_score < 1:
+        raise ParameterError("min_score", f"must be a positive whole number, got {min_score!r}")
+    return int(min_score)
+
+
+def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted, distinct entry rows (tokens, points) of the boards whose cell i holds a letter
+    of cell_letters[i] (see solver.proof.kernels): each word counted once per distinct set of
+    (cell, letter) pairs its paths use."""
+    from . import kernels
+
+    tables = tables_of(lexicon)
+    geo = _Geometry(plan, lexicon.charset.letters.find("q"))
+    index = {ch: i for i, ch in enumerate(lexicon.charset.letters)}
+    bucket_mask = np.array([sum(1 << index[ch] for ch in b) for b in cell_letters], np.int64)
+    cells = plan.shape.cells
+    room = 1 << 18
+    while True:
+        tokens = np.empty((room, cells), np.int16)
+        words = np.empty(room, np.int32)
+        pts = np.empty(room, np.int64)
+        count = kernels.class_walk(tables.child, tables.letters, tables.masks, tables.points, bucket_mask,
+                                   geo.nbrs, geo.nbr_count, geo.rank, geo.letter_len, tokens, words, pts)
+        if count <= room:
+            break
+        if count > MAX_ROWS:
+            raise DawgError(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold; "
+                            f"use a split with more buckets (--classes)")
+        room = count
+    tokens, words, pts = tokens[:count], words[:count], pts[:count]
+    width = int((tokens >= 0).sum(axis=1).max(initial=1))
+    tokens = np.ascontiguousarray(tokens[:, :width])
+    # sort by tokens, then word; keep one row per (tokens, word); add up points per tokens
+    order = np.lexsort((words,) + tuple(tokens[:, k] for k in range(width - 1, -1, -1)))
+    tokens, words, pts = tokens[order], words[order], pts[order]
+    if count:
+        same_tokens = np.concatenate([[False], (tokens[1:] == tokens[:-1]).all(axis=1)])
+        dup = same_tokens & np.concatenate([[False], words[1:] == words[:-1]])
+        tokens, pts, same_tokens = tokens[~dup], pts[~dup], same_tokens[~dup]
+        starts = np.flatnonzero(~same_tokens)
+        pts = np.add.reduceat(pts, starts) if len(starts) else pts[:0]
+        tokens = tokens[starts]
+    return np.ascontiguousarray(tokens), np.ascontiguousarray(pts)
+
+
+def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str]) -> int:
+    """The sum/choice tree bound over the boards whose cell i holds a letter of cell_letters[i]."""
+    from . import kernels
+
+    tokens, pts = class_entries(lexicon, plan, cell_letters)
+    return int(kernels.tree_bound(tokens, pts, 0))
+
+
+class _Prover:
+    """Branch and bound over one class."""
+
+    def __init__(self, lexicon, plan: ProofPlan, class_id: int, min_score: int) -> None:
+        from . import kernels
+
+        self.k = kernels
+        self.lexicon = lexicon
+        self.plan = plan
+        self.min_score = min_score
+        self.shape = plan.shape
+        index = {ch: i for i, ch in enumerate(lexicon.charset.letters)}
+        self.cell_letters = plan.class_buckets(class_id)
+        self.codes = [np.array([index[ch] for ch in b], np.int64) for b in self.cell_letters]
+        self.order = plan.order
+        self.nodes = 0
+        self.scored = 0
+        self.pending: list[np.ndarray] = []
+        self.pending_count = 0
+        self.found: list[tuple[np.ndarray, int]] = []
+
+    def run(self) -> int:
+        tokens, pts = class_entries(self.lexicon, self.plan, self.cell_letters)
+        board = np.full(self.shape.cells, -1, np.int64)
+        bound = self._search(tokens, pts, 0, 0, board)
+        self._flush()
+        return bound
+
+    def _search(self, tokens, pts, base, depth, board) -> int:
+        self.nodes += 1
+        bound = int(self.k.tree_bound(tokens, pts, base))
+        if bound < self.min_score:
+            return bound
+        cells = self.shape.cells
+        if depth == cells:
+            self._score(board[None, :].copy())
+            return bound
+        rest = self.order[depth:]
+        boards = 1
+        for c in rest:
+            boards *= len(self.codes[c])
+            if boards > ENUMERATE_BOARDS:
+                break
+        if boards <= ENUMERATE_BOARDS:
+            grid = np.array(list(itertools.product(*(self.codes[c] for c in rest))), np.int64).reshape(-1, len(rest))
+            many = np.repeat(board[None, :], len(grid), axis=0)
+            many[:, list(rest)] = grid
+            self._score(many)
+            return bound
+        cell = self.order[depth]
+        col0 = tokens[:, 0] if len(tokens) else np.zeros(0, np.int16)
+        for letter in self.codes[cell].tolist():
+            token = depth * 32 + letter
+            room = len(tokens)  # a subclass never has more rows than its class
+            lo, hi, end = np.searchsorted(col0, [token, token + 1, (depth + 1) * 32]) if room else (0, 0, 0)
+            room = int(hi - lo + room - end)
+            out_tokens = np.empty((room, tokens.shape[1]), np.int16)
+            out_pts = np.empty(room, np.int64)
+            rows, extra = self.k.force(tokens, pts, token, out_tokens, out_pts)
+            board[cell] = letter
+            self._search(out_tokens[:rows], out_pts[:rows], base + extra, depth + 1, board)
+        board[cell] = -1
+        return bound
+
+    def _score(self, boards: np.ndarray) -> None:
+        self.pending.append(boards)
+        self.pending_count += len(boards)
+        if self.pending_count >= SCORE_BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.pending:
+            return
+        boards = np.concatenate(self.pending)
+        self.pending, self.pending_count = [], 0
+        scores = self.lexicon.score_codes(boards, self.shape)
+        self.scored += len(boards)
+        good = scores >= self.min_score
+        for b, s in zip(boards[good], scores[good].tolist()):
+            self.found.append((b, int(s)))
+
+
+def _board_text(codes: np.ndarray, charset: str) -> str:
+    return "".join(charset[c] for c in codes.tolist())
+
+
+def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int) -> ClassRecord:
+    """Every board of class `class_id` scoring at least `min_score`, in canonical form
+    (distinct, best first), with the class's root bound."""
+    _check_plan(lexicon, plan)
+    min_score = _check_min_score(min_score)
+    if isinstance(class_id, bool) or not isinstance(class_id, (int, np.integer)):
+        raise ParameterError("class_id", f"must be a whole number, got {class_id!r}")
+    class_id = int(class_id)
+    plan.digits(class_id)  # range check
+    start = time.perf_counter()
+    prover = _Prover(lexicon, plan, class_id, min_score)
+    bound = prover.run()
+    boards: dict[str, int] = {}
+    if prover.found:
+        codes = canonical_codes(np.array([b for b, _ in prover.found]), plan.shape)
+        for row, (_, s) in zip(codes, prover.found):
+            boards[_board_text(row, plan.charset)] = s
+    ordered = sorted(boards.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ClassRecord(class_id, bound, ordered, prover.nodes, prover.scored, time.perf_counter() - start)
+
+
+def prove(lexicon, shape: Shape | tuple[int, int], min_score: int, classes: str | None = None, seed: int = 0,
+          on_record: Callable[[ClassRecord, int, int], None] | None = None) -> ProofResult:
+    """Every board of `shape` scoring at least `min_score` (canonical, best first, each once):
+    all canonical classes proved in this process, in an order shuffled by `seed`;
+    `on_record(record, done, total)` is called after each class."""
+    min_score = _check_min_score(min_score)
+    plan = make_plan(lexicon, shape, classes)
+    start, cpu_start = time.perf_counter(), time.process_time()
+    ids = plan.canonical_ids()
+    random.Random(seed).shuffle(ids)
+    records = []
+    for done, class_id in enumerate(ids, 1):
+        record = prove_class(lexicon, plan, class_id, min_score)
+        records.append(record)
+        if on_record is not None:
+            on_record(record, done, len(ids))
+    return combine(plan, min_score, records, time.perf_counter() - start, time.process_time() - cpu_start)
+
+
+def combine(plan: ProofPlan, min_score: int, records: list[ClassRecord], seconds: float,
+            cpu_seconds: float) -> ProofResult:
+    """The result of a proof from the records of all its canonical classes (from any workers)."""
+    boards: dict[str, int] = {}
+    for record in records:
+        for board, score in record.boards:
+            boards[board] = score
+    ordered = sorted(boards.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ProofResult(plan.shape, min_score, ordered, len(records), plan.class_count,
+                       sum(r.nodes for r in records), sum(r.scored for r in records), seconds, cpu_seconds,
+                       plan.fingerprint())
