@@ -263,3 +263,104 @@ def test_an_unreachable_scheduler_is_one_line():
     with pytest.raises(DawgError) as err, Engine(scheduler="tcp://127.0.0.1:9", connect_seconds=1):
         pass
     assert "tcp://127.0.0.1:9" in str(err.value) and "\n" not in str(err.value)
+
+
+# --- prove on the engine (one task per canonical class) ----------------------------------
+
+PROVE_SIZE, PROVE_SCORE = "2x3", 22
+
+
+@pytest.fixture(scope="module")
+def proof_reference(lexicon):
+    """The in-process proof (2x3, all 216 canonical classes) every engine proof must equal."""
+    pytest.importorskip("boggle_dawg.solver.proof", reason="solver.proof (dawg-solve prove) is not in this checkout")
+    from boggle_dawg.solver.cluster.prove_job import ProvePlan, prove_in_process
+    from boggle_dawg.solver.proof import prove
+
+    result = prove_in_process(ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE))
+    plain = prove(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE)
+    assert (result.boards, result.classes, result.nodes) == (plain.boards, plain.classes, plain.nodes)
+    assert result.boards  # the proof finds boards, so the comparisons below mean something
+    return result
+
+
+def _cli_prove(lexicon_dir, *args, timeout=120):
+    return run_cli("boggle_dawg.dawg_solve", "prove", str(lexicon_dir), "--size", PROVE_SIZE, "--min-score",
+                   str(PROVE_SCORE), "--json", "-q", *args, timeout=timeout)
+
+
+def _proof_answer(data: dict) -> tuple:
+    return data["boards"], data["classes"], data["bounds"], data["scored"]
+
+
+def _proof_reference_answer(result) -> tuple:
+    return [{"board": b, "score": s} for b, s in result.boards], result.classes, result.nodes, result.scored
+
+
+def test_a_proof_on_two_workers_finds_the_in_process_boards(cluster, lexicon_dir, proof_reference):
+    proc = _cli_prove(lexicon_dir, "--scheduler", cluster)
+    assert proc.returncode == 0, proc.stderr
+    assert _proof_answer(json.loads(proc.stdout)) == _proof_reference_answer(proof_reference)
+
+
+def test_a_proof_killed_20_times_and_resumed_finds_the_same_boards(cluster, lexicon_dir, proof_reference, tmp_path):
+    checkpoint = tmp_path / "proof.ckpt"
+    command = [sys.executable, "-m", "boggle_dawg.dawg_solve", "prove", str(lexicon_dir), "--size", PROVE_SIZE,
+               "--min-score", str(PROVE_SCORE), "--json", "-q", "--scheduler", cluster, "--checkpoint", str(checkpoint),
+               "--resume"]
+    total = proof_reference.classes
+    chance = random.Random(9)
+    counts = []
+    for _ in range(20):
+        driver = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(chance.uniform(0.3, 2.0))
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+        lines = checkpoint.read_bytes().splitlines() if checkpoint.exists() else []
+        tasks = [json.loads(line)["task"] for line in lines[1:] if line.endswith(b"}")]
+        assert len(tasks) == len(set(tasks)), "a class recorded twice"
+        counts.append(len(tasks))
+    assert any(0 < count < total for count in counts), counts
+    final = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert final.returncode == 0, final.stderr
+    assert _proof_answer(json.loads(final.stdout)) == _proof_reference_answer(proof_reference)
+    contents = read_checkpoint(checkpoint)
+    assert len(contents.records) == total and not contents.torn and contents.duplicates == 0
+    assert all(record["class_id"] == task for task, record in contents.records.items())
+
+
+def test_a_proof_survives_a_killed_worker(cluster, lexicon, proof_reference):
+    from boggle_dawg.solver.cluster.prove_job import ProvePlan, prove_on_engine
+
+    killed = []
+    with Engine(scheduler=cluster) as engine:
+        def kill_one(task, record):
+            if len(killed) < 1 and len(record) and task is not None:
+                pids = engine.client.run(os.getpid)
+                victim = sorted(pids)[-1]
+                os.kill(pids[victim], signal.SIGKILL)
+                killed.append(victim)
+
+        result, outcome = prove_on_engine(ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE), engine,
+                                          on_record=kill_one)
+        engine.client.wait_for_workers(2, timeout=60)
+    assert killed and outcome.complete
+    assert (result.boards, result.nodes) == (proof_reference.boards, proof_reference.nodes)
+
+
+def test_a_truncated_proof_checkpoint_is_resumed_and_another_refused(cluster, lexicon_dir, proof_reference, tmp_path):
+    path = tmp_path / "proof.ckpt"
+    proc = _cli_prove(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path))
+    assert proc.returncode == 0, proc.stderr
+    whole = path.read_bytes()
+    path.write_bytes(whole[:len(whole) * 2 // 3])  # cut inside a record
+    assert read_checkpoint(path).torn
+    proc = _cli_prove(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path), "--resume")
+    assert proc.returncode == 0, proc.stderr
+    assert _proof_answer(json.loads(proc.stdout)) == _proof_reference_answer(proof_reference)
+    contents = read_checkpoint(path)
+    assert len(contents.records) == proof_reference.classes and not contents.torn and contents.duplicates == 0
+    for args, field in [(("--min-score", str(PROVE_SCORE + 1)), "min_score"), (("--size", "3x2"), "shape"),
+                        (("--classes", "aeiou,bcdfghjklmnpqrstvwxyz"), "split")]:
+        proc = _cli_prove(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path), "--resume", *args)
+        assert_clean_error(proc, "different run", field)

@@ -118,8 +118,8 @@ def read_checkpoint(path: Path) -> Contents:
     return contents
 
 
-def _first_difference(stored: dict, expected: dict) -> str:
-    for key in sorted(set(stored) | set(expected)):
+def _first_difference(stored: dict, expected: dict, order: list) -> str:
+    for key in order + sorted(set(stored) - set(order)):
         if stored.get(key) != expected.get(key):
             return key
     return ""
@@ -139,6 +139,7 @@ class Checkpoint:
         must not hold a run yet; with it, a file made for the same header is continued (its
         records kept, a torn last line cut off) and a missing or empty one is started."""
         path = Path(path)
+        order = list(header)  # the caller's order: the first field that differs is named
         header = json.loads(_canonical(header))  # as it reads back: tuples become lists
         contents = read_checkpoint(path)
         if contents.header is not None:
@@ -146,7 +147,7 @@ class Checkpoint:
                 raise DawgError(f"{path}: a checkpoint is already there: add --resume to continue it, or remove it")
             stored = contents.header
             if stored != header:
-                key = _first_difference(stored, header)
+                key = _first_difference(stored, header, order)
                 raise DawgError(f"{path}: checkpoint made for a different run ({key}: "
                                 f"{_show(stored.get(key))} there, {_show(header.get(key))} now)")
         else:

@@ -64,8 +64,9 @@ class ProvePlan:
         """What a checkpoint of this proof must match: lexicon, shape, split and target (and, for a
         share of the classes, which share)."""
         return {"kind": "prove", "lexicon": self.ref.fingerprint, "shape": str(self.shape),
-                "split": self.plan.spec(), "plan": self.plan.fingerprint(), "min_score": self.min_score,
-                "share": None if self.limit is None else {"seed": self.seed, "classes": self.limit}}
+                "split": self.plan.spec(), "min_score": self.min_score,
+                "share": None if self.limit is None else {"seed": self.seed, "classes": self.limit},
+                "plan": self.plan.fingerprint()}
 
     def job(self) -> Job:
         return Job(self.header(), [(class_id, ProveTask(self.ref, self.plan, class_id, self.min_score))
