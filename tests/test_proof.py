@@ -1,0 +1,265 @@
+"""Proofs (`solver.proof`, `dawg-solve prove`): the bound holds for every board of a class and of
+every partly forced subclass (checked with the tests' own brute-force scorer), a proof returns
+exactly what exhaustive enumeration finds, and the command line's output and errors."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from boggle_dawg.solver.board import Shape
+from boggle_dawg.solver.errors import ParameterError
+from boggle_dawg.solver.lexicon import open_lexicon
+from boggle_dawg.solver.proof import ClassRecord, class_entries, make_plan, prove, prove_class
+from boggle_dawg.solver.proof import kernels as K
+from boggle_dawg.solver.search import canonical_codes
+
+from bruteforce import Reference
+from support import assert_clean_error, run_cli, shared_path
+
+SMALL = "aeqrstu"  # 'q' is the Qu die
+
+
+def _random_words(seed: int, letters: str, count: int) -> list[str]:
+    rng = random.Random(seed)
+    words = set()
+    while len(words) < count:
+        word = "".join(rng.choice(letters) for _ in range(rng.randint(3, 7)))
+        words.add(word.replace("q", "qu"))
+    return sorted(words)
+
+
+def _faces(board: tuple[str, ...]) -> list[str]:
+    return ["qu" if ch == "q" else ch for ch in board]
+
+
+def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit):
+    """Call visit(forced cells -> letter, bound) for the class and every partly forced subclass,
+    forcing as the prover does (kernels.force in split order)."""
+    visit(dict(forced), int(K.tree_bound(tokens, pts, base)))
+    if depth == len(order):
+        return
+    cell = order[depth]
+    for letter in codes[cell]:
+        out_t = np.empty_like(tokens)
+        out_p = np.empty_like(pts)
+        rows, extra = K.force(tokens, pts, depth * 32 + letter, out_t, out_p)
+        forced[cell] = letter
+        _forced_subtrees(out_t[:rows], out_p[:rows], order, codes, depth + 1, base + extra, forced, visit)
+        del forced[cell]
+
+
+def _check_class(lex, plan, class_id, exact, max_depth=None):
+    """Every subclass bound >= the exact score of every board in it; `exact(board) -> score`."""
+    letters = lex.charset.letters
+    cell_letters = plan.class_buckets(class_id)
+    codes = [[letters.index(ch) for ch in b] for b in cell_letters]
+    boards = list(itertools.product(*cell_letters))
+    scores = {b: exact(b) for b in boards}
+    tokens, pts = class_entries(lex, plan, cell_letters)
+    order = plan.order if max_depth is None else plan.order[:max_depth]
+    checked = []
+
+    def visit(forced, bound):
+        inside = [s for b, s in scores.items() if all(letters[forced[c]] == b[c] for c in forced)]
+        assert bound >= max(inside), (class_id, forced, bound, max(inside))
+        checked.append(bound)
+
+    _forced_subtrees(tokens, pts, order, codes, 0, 0, {}, visit)
+    return checked
+
+
+@pytest.mark.parametrize("size,spec,seed,sample", [((2, 2), "aeq,rstu", 1, None), ((2, 3), "aeu,qr,st", 2, 5),
+                                                   ((2, 3), "ae,qrstu", 3, 2)])
+def test_bound_holds_on_every_board_and_subclass_small(make_lexicon, size, spec, seed, sample):
+    words = _random_words(seed, SMALL, 300)
+    lex = open_lexicon(make_lexicon(words, SMALL.upper()))
+    ref = Reference(words)
+    plan = make_plan(lex, size, spec)
+    shape = plan.shape
+    ids = range(plan.class_count) if sample is None else random.Random(seed).sample(range(plan.class_count), sample)
+    bounds = []
+    for class_id in ids:
+        bounds += _check_class(lex, plan, class_id, lambda b: ref.score(_faces(b), shape.rows, shape.cols))
+    assert max(bounds) > 0
+
+
+def test_bound_holds_on_3x3_small(make_lexicon):
+    words = _random_words(4, "aerst", 400)
+    lex = open_lexicon(make_lexicon(words, "AERST"))
+    ref = Reference(words)
+    plan = make_plan(lex, (3, 3), "ae,rs,t")
+    rng = random.Random(5)
+    for class_id in rng.sample(range(plan.class_count), 3):
+        _check_class(lex, plan, class_id, lambda b: ref.score(_faces(b), 3, 3))
+
+
+@pytest.fixture(scope="module")
+def enable2k():
+    path = shared_path("lexicons", "enable2k.txt")
+    return path
+
+
+@pytest.mark.slow
+def test_bound_holds_on_enable2k_3x3(built, enable2k):
+    lex = open_lexicon(built("enable2k"))
+    ref = Reference.from_file(enable2k)
+    plan = make_plan(lex, (3, 3))
+    board = "streaedlp"
+    digits = [next(i for i, b in enumerate(plan.buckets[c]) if ch in b) for c, ch in enumerate(board)]
+    class_id = sum(d * 3 ** c for c, d in enumerate(digits))
+    letters = lex.charset.letters
+    cell_letters = plan.class_buckets(class_id)
+    codes = [[letters.index(ch) for ch in b] for b in cell_letters]
+    tokens, pts = class_entries(lex, plan, cell_letters)
+    rng = random.Random(7)
+    assert ref.score(list(board), 3, 3) == 545
+    # random branches of the forcing tree, down to single boards; boards sampled in each subclass
+    for _ in range(12):
+        t, p, base, forced = tokens, pts, 0, {}
+        for depth, cell in enumerate(plan.order):
+            bound = int(K.tree_bound(t, p, base))
+            for _ in range(4):
+                b = [letters[forced[c]] if c in forced else rng.choice(cell_letters[c]) for c in range(9)]
+                assert bound >= ref.score(_faces(b), 3, 3), (forced, bound)
+            if depth == 0:
+                assert bound >= 545
+            letter = rng.choice(codes[cell])
+            if depth < 4 and letter != letters.index(board[cell]) and rng.random() < 0.5:
+                letter = letters.index(board[cell])  # often follow the best board's branch
+            out_t, out_p = np.empty_like(t), np.empty_like(p)
+            rows, extra = K.force(t, p, depth * 32 + letter, out_t, out_p)
+            t, p, base = out_t[:rows], out_p[:rows], base + extra
+            forced[cell] = letter
+        full = [letters[forced[c]] for c in range(9)]
+        assert int(K.tree_bound(t, p, base)) >= ref.score(_faces(full), 3, 3)
+
+
+def _enumerate(lex, shape, min_score):
+    letters = len(lex.charset)
+    codes = np.array(list(itertools.product(range(letters), repeat=shape.cells)), np.int64)
+    scores = lex.score_codes(codes, shape)
+    keep = scores >= min_score
+    canon = canonical_codes(codes[keep], shape)
+    found = {"".join(lex.charset.letters[c] for c in row): int(s) for row, s in zip(canon.tolist(), scores[keep])}
+    return sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+@pytest.mark.parametrize("size,spec,seed,rank", [((2, 2), None, 11, 20), ((2, 3), "aes,qrtu", 12, 30),
+                                                 ((2, 3), None, 13, 5)])
+def test_prove_equals_exhaustive_enumeration(make_lexicon, size, spec, seed, rank):
+    words = _random_words(seed, SMALL, 250)
+    lex = open_lexicon(make_lexicon(words, SMALL.upper()))
+    shape = Shape(*size)
+    everything = _enumerate(lex, shape, 1)
+    min_score = everything[min(rank, len(everything) - 1)][1]
+    expected = [kv for kv in everything if kv[1] >= min_score]
+    records = []
+    result = prove(lex, shape, min_score, classes=spec, seed=seed, on_record=lambda r, d, t: records.append((d, t)))
+    assert result.boards == expected
+    assert records[-1][0] == records[-1][1] == result.classes == len(make_plan(lex, shape, spec).canonical_ids())
+    assert result.nodes >= result.classes
+
+
+def test_canonical_ids_cover_every_class_once_per_orbit(make_lexicon):
+    lex = open_lexicon(make_lexicon(["tea", "seat"], "AEST"))
+    plan = make_plan(lex, (3, 3), "ae,s,t")
+    ids = set(plan.canonical_ids())
+    from boggle_dawg.solver.search import symmetries
+
+    weights = np.cumprod([1] + [3] * 8)
+    for class_id in range(plan.class_count):
+        digits = np.array(plan.digits(class_id))
+        images = {int((digits[perm] * weights).sum()) for perm in symmetries(plan.shape)}
+        assert len(images & ids) == 1
+        assert min(images) in ids
+
+
+def test_plan_and_record_are_small_and_portable(make_lexicon, tmp_path):
+    lex = open_lexicon(make_lexicon(["tea", "seat", "quest"], "AEQSTU"))
+    plan = make_plan(lex, (2, 3))
+    again = pickle.loads(pickle.dumps(plan))
+    assert again == plan and again.fingerprint() == plan.fingerprint()
+    assert len(pickle.dumps(plan)) < 2000
+    assert make_plan(lex, (2, 3), "aeq,stu").fingerprint() != plan.fingerprint()
+    # the same words in another format: the same fingerprint
+    assert make_plan(open_lexicon(tmp_path / "build1", "dawg"), (2, 3)).fingerprint() == plan.fingerprint()
+    record = prove_class(lex, plan, plan.canonical_ids()[-1], 1)
+    assert ClassRecord.from_dict(json.loads(json.dumps(record.to_dict()))) == record
+    assert pickle.loads(pickle.dumps(record)) == record
+
+
+def test_formats_agree(make_lexicon):
+    words = _random_words(21, SMALL, 200)
+    path = make_lexicon(words, SMALL.upper())
+    results = [prove(open_lexicon(path, fmt), (2, 2), 3).boards for fmt in ("trie", "dawg", "adtdawg")]
+    assert results[0] == results[1] == results[2]
+
+
+def test_api_errors(make_lexicon):
+    lex = open_lexicon(make_lexicon(["tea", "seat"], "AEST"))
+    other = open_lexicon(make_lexicon(["tea", "sat"], "AERST"))
+    plan = make_plan(lex, (2, 2))
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ParameterError, match="min_score"):
+            prove(lex, (2, 2), bad)
+    with pytest.raises(ParameterError, match="class_id"):
+        prove_class(lex, plan, plan.class_count, 1)
+    with pytest.raises(ParameterError, match="plan"):
+        prove_class(other, plan, 0, 1)
+    for spec, message in [("ae,sx,t", "not in the lexicon's charset"), ("ae,s", "T missing"),
+                          ("aes,st", "more than one bucket"), ("ae,,st", "empty bucket")]:
+        with pytest.raises(ParameterError, match=message):
+            make_plan(lex, (2, 2), spec)
+    with pytest.raises(ParameterError, match="shape"):
+        make_plan(lex, (9, 9))
+
+
+@pytest.mark.slow
+def test_3x4_class_of_the_best_enable2k_board(built):
+    lex = open_lexicon(built("enable2k"))
+    plan = make_plan(lex, (3, 4))
+    board = "perslatesind"
+    class_id, weight = 0, 1
+    for c, ch in enumerate(board):
+        class_id += next(i for i, b in enumerate(plan.buckets[c]) if ch in b) * weight
+        weight *= len(plan.buckets[c])
+    record = prove_class(lex, plan, class_id, 1651)
+    assert record.boards == [("dnisetalsrep", 1651)]  # perslatesind, turned
+    assert record.bound >= 1651
+
+
+def test_cli_output_json_and_errors(make_lexicon):
+    words = _random_words(31, SMALL, 200)
+    path = str(make_lexicon(words, SMALL.upper()))
+    lex = open_lexicon(path)
+    expected = _enumerate(lex, Shape(2, 2), 1)
+    min_score = expected[3][1]
+    want = [kv for kv in expected if kv[1] >= min_score]
+    proc = run_cli("boggle_dawg.dawg_solve", "prove", path, "--size", "2x2", "--min-score", str(min_score))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith(f"{len(want)} boards of 2x2 score at least {min_score}")
+    assert [tuple(line.split()[::-1]) for line in lines[1:-1]] == [(b, str(s)) for b, s in want]
+    assert lines[-1].startswith(f"No other 2x2 board scores {min_score} or more: proved over ")
+    assert "CPU-seconds" in lines[-1] and "bounds computed" in lines[-1] and "scored exactly" in lines[-1]
+    proc = run_cli("boggle_dawg.dawg_solve", "prove", path, "--size", "2x2", "--min-score", str(min_score), "--json",
+                   "--classes", "aeq,rstu", "--seed", "3")
+    data = json.loads(proc.stdout)
+    assert [(d["board"], d["score"]) for d in data["boards"]] == want
+    assert data["classes"] == 6 and data["class_count"] == 16 and data["bounds"] >= 3
+    proc = run_cli("boggle_dawg.dawg_solve", "prove", path, "--size", "2x2", "--min-score", "999")
+    assert proc.stdout.startswith("No 2x2 board scores 999 or more")
+    for args, fragment in [(["--min-score", "0"], "--min-score: must be a positive"),
+                           (["--min-score", "-5"], "--min-score"),
+                           (["--min-score", "3", "--classes", "aeq,rstz"], "--classes: 'z' not in"),
+                           (["--min-score", "3", "--classes", "aeq,rst"], "U missing"),
+                           (["--min-score", "3", "--classes", "aeqr,rstu"], "more than one bucket")]:
+        assert_clean_error(run_cli("boggle_dawg.dawg_solve", "prove", path, "--size", "2x2", *args), fragment)
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", "prove", path, "--size", "9x9", "--min-score", "3"),
+                       "--size: 9x9 is outside")
