@@ -7,6 +7,7 @@
 - `worker`: what a worker process keeps warm between tasks (lexicons opened once by
   path and checked against the driver's fingerprint, their scorers).
 - `search_job`: `search` as a job (independent searches, top lists merged).
+- `prove_job`: `prove` as a job (one task per canonical class, class records combined).
 
 A new kind of run is one adapter module like `search_job`: build the `Job` (header,
 task specs, a module-level task function returning a JSON-able record) and merge

@@ -121,7 +121,7 @@ class Engine:
 
         count = self.workers or usable_cores()
         self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                    dashboard_address=":0" if _has_dashboard() else None,
+                                    dashboard_address=":0",  # any free port: two runs never collide
                                     silence_logs=logging.ERROR)
         self.client = Client(self.cluster)
 
@@ -234,12 +234,7 @@ def _failure(job: Job, task, future) -> Exception:
         return error
     name = type(error).__name__
     if name == "KilledWorker":
-        return DawgError(f"{job.kind} task {task} was running on every worker that died while it ran "
-                         f"({error}); the run stops (resume it from its checkpoint)")
+        return DawgError(f"{job.kind} task {task} was running on workers that died, as often as Dask allows "
+                         f"for one task ({error}); the run stops (resume it from its checkpoint)")
     return DawgError(f"{job.kind} task {task} failed on a worker: {name}: {error}")
 
-
-def _has_dashboard() -> bool:
-    from importlib.util import find_spec
-
-    return find_spec("bokeh") is not None
