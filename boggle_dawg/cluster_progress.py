@@ -31,6 +31,7 @@ class EngineProgress:
         self.nouns = nouns  # singular, plural
         self.prog = prog
         self.status = None
+        self.printed = None  # the last status printed as a plain line
         self.top: tuple[str, int] | None = None
         self.bar = None
         self.bar_task = None
@@ -58,7 +59,7 @@ class EngineProgress:
     def __exit__(self, *exc) -> None:
         if self.bar is not None:
             self.bar.stop()
-        elif not self.quiet and self.status is not None and exc[0] is None:
+        elif not self.quiet and self.status is not None and exc[0] is None and self.status is not self.printed:
             print(f"{self.prog}: {self.line()}", file=sys.stderr, flush=True)
 
     def best(self, top: list) -> None:
@@ -96,6 +97,7 @@ class EngineProgress:
             self.bar.update(self.bar_task, total=status.total, completed=status.done, info=self.info())
         elif status.seconds >= self.next_plain:
             print(f"{self.prog}: {self.line()}", file=sys.stderr, flush=True)
+            self.printed = status
             while self.next_plain <= status.seconds:
                 self.next_plain += PLAIN_EVERY
 

@@ -143,6 +143,31 @@ def test_a_local_cluster_of_two_workers_gives_the_same_answer(lexicon_dir, refer
     assert set(read_checkpoint(tmp_path / "run.ckpt").records) == set(range(TASKS))
 
 
+def test_ctrl_c_on_a_local_cluster_keeps_the_finished_tasks(lexicon_dir, tmp_path):
+    """Ctrl-C reaches the driver and its workers (one process group): the workers ignore it, the
+    driver prints the boards of the finished tasks, and the checkpoint resumes the rest."""
+    checkpoint = tmp_path / "run.ckpt"
+    args = ["search", str(lexicon_dir), "--size", "4x4", "--rounds", "15", "--seed", "3", "--tasks", "6",
+            "--workers", "2", "--checkpoint", str(checkpoint)]
+    driver = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", *args], cwd=REPO, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while not (checkpoint.exists() and len(read_checkpoint(checkpoint).records) >= 1):
+            assert driver.poll() is None and time.monotonic() < deadline, "no task finished"
+            time.sleep(0.1)
+        os.killpg(driver.pid, signal.SIGINT)
+        stdout, stderr = driver.communicate(timeout=60)
+    finally:
+        if driver.poll() is None:
+            os.killpg(driver.pid, signal.SIGKILL)
+    assert driver.returncode == 0, stderr
+    assert "Traceback" not in stderr and "ERROR" not in stderr, stderr
+    assert stdout.startswith("best board, ") and stdout.rstrip().endswith("interrupted")
+    done = len(read_checkpoint(checkpoint).records)
+    assert 1 <= done < 6
+
+
 def test_the_driver_killed_20_times_and_resumed_gives_the_same_answer(cluster, lexicon_dir, reference, tmp_path):
     checkpoint = tmp_path / "run.ckpt"
     command = [sys.executable, "-m", "boggle_dawg.dawg_solve", "search", str(lexicon_dir), "--size", "3x3",

@@ -120,9 +120,15 @@ class Engine:
         from ..backends import usable_cores
 
         count = self.workers or usable_cores()
-        self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                    dashboard_address=":0",  # any free port: two runs never collide
-                                    silence_logs=logging.ERROR)
+        # Ctrl-C on a terminal reaches every process of the group: the workers start with SIGINT
+        # ignored (they inherit it), so only the driver sees it and shuts them down in order.
+        handler = _ignore_sigint()
+        try:
+            self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                        dashboard_address=":0",  # any free port: two runs never collide
+                                        silence_logs=logging.ERROR)
+        finally:
+            _restore_sigint(handler)
         self.client = Client(self.cluster)
 
     def close(self) -> None:
@@ -238,3 +244,19 @@ def _failure(job: Job, task, future) -> Exception:
                          f"for one task ({error}); the run stops (resume it from its checkpoint)")
     return DawgError(f"{job.kind} task {task} failed on a worker: {name}: {error}")
 
+
+
+def _ignore_sigint():
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _restore_sigint(handler) -> None:
+    import signal
+
+    if handler is not None:
+        signal.signal(signal.SIGINT, handler)
