@@ -137,9 +137,10 @@ def _count(number: int, noun: str) -> str:
     return f"{number:,} {plural(noun, number)}"
 
 
-def _summary(result: SearchResult, tasks: int = 1) -> str:
+def _summary(result: SearchResult, tasks: int = 1, done: int | None = None) -> str:
+    finished = f"{done:,} of {_count(tasks, 'task')}" if done is not None and done < tasks else _count(tasks, "task")
     return (f"{result.method} search of {result.shape} boards over {result.alphabet.upper()}, seed {result.seed}: "
-            + (f"{_count(tasks, 'task')}, " if tasks > 1 else "")
+            + (f"{finished}, " if tasks > 1 else "")
             + f"{_count(result.rounds, 'round')}, {_count(result.evaluations, 'board')} scored; "
             f"{STOPPED[result.stopped]}")
 
@@ -212,13 +213,13 @@ def search(
 
         plan = SearchPlan(lex, shape, budget, method, seed, tasks, top=top, alphabet=alphabet, start=start,
                           pool=pool, options=options, backend=backend, jobs=jobs)
-        result, label = _search_on_engine(plan, workers, scheduler, checkpoint, resume, quiet)
+        result, label, done = _search_on_engine(plan, workers, scheduler, checkpoint, resume, quiet)
     else:
         with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
                 lex.scorer(jobs, backend) as scorer:
             result = search_boards(scorer, shape, budget, method, seed=seed, top=top, alphabet=alphabet,
                                    start=start, pool=pool, on_round=progress, **options)
-        label = workers_label(backend, jobs)
+        label, done = workers_label(backend, jobs), tasks
         progress.report(result, label)
     if as_json:
         print(json.dumps({**_result_json(result), "tasks": tasks}))
@@ -231,13 +232,13 @@ def search(
     for rank, board in enumerate(result.top, 1):
         print(f"{rank:4}  {board.score:6}  {board.board}")
     print()
-    print(_summary(result, tasks))
+    print(_summary(result, tasks, done))
 
 
 def _search_on_engine(plan, workers: int | None, scheduler: str | None, checkpoint: Path | None, resume: bool,
-                      quiet: bool) -> tuple[SearchResult, str]:
-    """Run a search plan on a local cluster or a scheduler, with progress; returns the result and
-    what ran it (for the timing line)."""
+                      quiet: bool) -> tuple[SearchResult, str, int]:
+    """Run a search plan on a local cluster or a scheduler, with progress; returns the result, what
+    ran it (for the timing line) and how many tasks finished."""
     from .solver.cluster.search_job import search_on_engine
 
     headline = f"{plan.method} search of {plan.shape} boards, seed {plan.seed}, {_count(plan.tasks, 'task')}"
@@ -247,7 +248,7 @@ def _search_on_engine(plan, workers: int | None, scheduler: str | None, checkpoi
     boards = sum(outcome.records[t]["evaluations"] for t in outcome.records if t not in outcome.resumed)
     rate = boards / result.seconds if result.seconds > 0 else 0.0
     closing_line(f"searched {result.seconds:.1f} s, {boards:,} boards, {rate:,.0f} boards/s ({label})", quiet)
-    return result, label
+    return result, label, len(outcome.records)
 
 
 def rearrange(

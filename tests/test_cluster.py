@@ -165,7 +165,7 @@ def test_ctrl_c_on_a_local_cluster_keeps_the_finished_tasks(lexicon_dir, tmp_pat
     assert "Traceback" not in stderr and "ERROR" not in stderr, stderr
     assert stdout.startswith("best board, ") and stdout.rstrip().endswith("interrupted")
     done = len(read_checkpoint(checkpoint).records)
-    assert 1 <= done < 6
+    assert 1 <= done < 6 and f"seed 3: {done} of 6 tasks, " in stdout
 
 
 def test_the_driver_killed_20_times_and_resumed_gives_the_same_answer(cluster, lexicon_dir, reference, tmp_path):
@@ -206,6 +206,7 @@ def test_a_killed_worker_is_survived(cluster, lexicon, reference):
         result, outcome = search_on_engine(_plan(lexicon), engine, on_status=statuses.append, on_record=kill_one)
         engine.client.wait_for_workers(2, timeout=60)  # the worker's nanny starts a new one for the next tests
     assert killed and outcome.complete
+    assert statuses[-1].lost >= 1 and statuses[-1].done == TASKS  # the progress display counts the loss
     assert (result.top, result.rounds, result.evaluations) == (reference.top, reference.rounds, reference.evaluations)
 
 
