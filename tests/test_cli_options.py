@@ -16,7 +16,7 @@ from boggle_dawg.solver.backends import resolve_jobs, usable_cores
 
 from support import REPO, assert_clean_error, run_cli
 
-PROGRAMS = {"boggle_dawg.dawg_solve": ("dawg-solve", ["solve", "roll", "play", "search", "rearrange"]),
+PROGRAMS = {"boggle_dawg.dawg_solve": ("dawg-solve", ["solve", "roll", "play", "search", "rearrange", "prove"]),
             "boggle_dawg.dawgc_cli": ("dawgc", ["build", "info", "verify", "words"])}
 
 

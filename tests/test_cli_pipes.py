@@ -39,6 +39,7 @@ def _boards(count: int) -> str:
     ("solve", "{lex}", "--boards", "-", "-q", "--json", "--line-numbers"),
     ("rearrange", "{lex}", "catsteasnotestar", "--rounds", "2", "--seed", "1", "-q"),
     ("search", "{lex}", "--rounds", "2", "--seed", "1", "-q"),
+    ("prove", "{lex}", "--size", "2x2", "--min-score", "1", "-q"),
 ])
 def test_dawg_solve_exits_quietly_into_a_closed_pipe(lexicon, command):
     proc = run_into_closed_pipe("boggle_dawg.dawg_solve", *[a.format(lex=lexicon) for a in command], stdin=_boards(20000))

@@ -50,6 +50,15 @@ def test_search_and_rearrange_at_a_terminal_write_results_to_stdout(make_lexicon
     assert "dawg-solve: searched " in run.screen
 
 
+def test_prove_at_a_terminal_writes_results_to_stdout(make_lexicon):
+    lexicon = str(make_lexicon(WORDS))
+    run = run_with_terminal_stderr("boggle_dawg.dawg_solve", "prove", lexicon, "--size", "2x2", "--min-score", "1")
+    assert run.returncode == 0, run.screen
+    assert "score at least 1" in run.stdout.splitlines()[0]
+    assert run.stdout.splitlines()[-1].startswith("No other 2x2 board scores 1 or more: proved over ")
+    assert "Traceback" not in run.screen
+
+
 def test_build_at_a_terminal_writes_its_report_to_stdout(tmp_path):
     source = tmp_path / "words.txt"
     source.write_text("\n".join(WORDS) + "\n")

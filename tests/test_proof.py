@@ -48,9 +48,10 @@ def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit):
     for letter in codes[cell]:
         out_t = np.empty_like(tokens)
         out_p = np.empty_like(pts)
-        rows, extra = K.force(tokens, pts, depth * 32 + letter, out_t, out_p)
+        rows, sub_base, sub_bound = K.force(tokens, pts, depth * 32 + letter, base, out_t, out_p)
+        assert sub_bound == K.tree_bound(out_t[:rows], out_p[:rows], sub_base)
         forced[cell] = letter
-        _forced_subtrees(out_t[:rows], out_p[:rows], order, codes, depth + 1, base + extra, forced, visit)
+        _forced_subtrees(out_t[:rows], out_p[:rows], order, codes, depth + 1, sub_base, forced, visit)
         del forced[cell]
 
 
@@ -111,8 +112,7 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k):
     ref = Reference.from_file(enable2k)
     plan = make_plan(lex, (3, 3))
     board = "streaedlp"
-    digits = [next(i for i, b in enumerate(plan.buckets[c]) if ch in b) for c, ch in enumerate(board)]
-    class_id = sum(d * 3 ** c for c, d in enumerate(digits))
+    class_id = plan.class_of(board)
     letters = lex.charset.letters
     cell_letters = plan.class_buckets(class_id)
     codes = [[letters.index(ch) for ch in b] for b in cell_letters]
@@ -133,8 +133,8 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k):
             if depth < 4 and letter != letters.index(board[cell]) and rng.random() < 0.5:
                 letter = letters.index(board[cell])  # often follow the best board's branch
             out_t, out_p = np.empty_like(t), np.empty_like(p)
-            rows, extra = K.force(t, p, depth * 32 + letter, out_t, out_p)
-            t, p, base = out_t[:rows], out_p[:rows], base + extra
+            rows, base, _ = K.force(t, p, depth * 32 + letter, base, out_t, out_p)
+            t, p = out_t[:rows], out_p[:rows]
             forced[cell] = letter
         full = [letters[forced[c]] for c in range(9)]
         assert int(K.tree_bound(t, p, base)) >= ref.score(_faces(full), 3, 3)
@@ -224,11 +224,7 @@ def test_api_errors(make_lexicon):
 def test_3x4_class_of_the_best_enable2k_board(built):
     lex = open_lexicon(built("enable2k"))
     plan = make_plan(lex, (3, 4))
-    board = "perslatesind"
-    class_id, weight = 0, 1
-    for c, ch in enumerate(board):
-        class_id += next(i for i, b in enumerate(plan.buckets[c]) if ch in b) * weight
-        weight *= len(plan.buckets[c])
+    class_id = plan.class_of("perslatesind")
     record = prove_class(lex, plan, class_id, 1651)
     assert record.boards == [("dnisetalsrep", 1651)]  # perslatesind, turned
     assert record.bound >= 1651

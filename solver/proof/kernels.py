@@ -28,15 +28,18 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .. import jit  # noqa: F401 (registers the popcount and lowest_bit intrinsics)
+from ..kernels import lowest_bit, popcount
+
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @numba.njit(**_JIT)
-def class_walk(child, letters, masks, points, bucket_mask, nbrs, nbr_count, rank, letter_len, tokens, words, pts):
+def class_walk(nodes, points, bucket_mask, nbrs, nbr_count, rank, letter_len, tokens, words, pts):
     """Every path of the class that spells a word: writes (sorted tokens, word node, points)
     rows while there is room and returns how many there are (rerun with more room when the
-    count exceeds len(words)). masks[node] is the set of letters the node has children for;
-    bucket_mask[cell] the letters the cell may hold."""
+    count exceeds len(words)). nodes: the compact trie (solver.proof.tables); bucket_mask[cell]:
+    the letters the cell may hold."""
     cells = len(bucket_mask)
     cap = len(words)
     width = tokens.shape[1]
@@ -51,7 +54,7 @@ def class_walk(child, letters, masks, points, bucket_mask, nbrs, nbr_count, rank
     for start in range(cells):
         d = 0
         cell[0] = start
-        todo[0] = masks[0] & bucket_mask[start]
+        todo[0] = (nodes[0] >> 32) & bucket_mask[start]
         ni[0] = nbr_count[start]
         used = np.int64(1) << start
         while d >= 0:
@@ -62,10 +65,10 @@ def class_walk(child, letters, masks, points, bucket_mask, nbrs, nbr_count, rank
                     d -= 1
                     continue
                 bits = todo[d]
-                letter = lowest(bits)
+                letter = lowest_bit(bits)
                 todo[d] = bits & (bits - 1)
-                parent = 0 if d == 0 else node[d - 1]
-                kid = child[parent * letters + letter]
+                word = nodes[0 if d == 0 else node[d - 1]]
+                kid = (word & 0xFFFFFFFF) + popcount((word >> 32) & ((np.int64(1) << letter) - 1))
                 node[d] = kid
                 let[d] = letter
                 length[d] = (0 if d == 0 else length[d - 1]) + letter_len[letter]
@@ -83,13 +86,13 @@ def class_walk(child, letters, masks, points, bucket_mask, nbrs, nbr_count, rank
                         words[count] = kid
                         pts[count] = points[kid]
                     count += 1
-                ni[d] = 0 if masks[kid] else nbr_count[c]
+                ni[d] = 0 if nodes[kid] >> 32 else nbr_count[c]
                 continue
             nb = nbrs[c, ni[d]]
             ni[d] += 1
             if (used >> nb) & 1:
                 continue
-            nxt = masks[node[d]] & bucket_mask[nb]
+            nxt = (nodes[node[d]] >> 32) & bucket_mask[nb]
             if nxt == 0:
                 continue
             d += 1
@@ -101,55 +104,59 @@ def class_walk(child, letters, masks, points, bucket_mask, nbrs, nbr_count, rank
 
 
 @numba.njit(**_JIT)
-def lowest(x):
-    """Index of the lowest set bit of a non-zero int."""
-    n = 0
-    while not (x >> n) & 1:
-        n += 1
-    return n
+def _bound_row(tokens, i, points, total, best, prev):
+    """Add row i (its points given) to the running bound (see tree_bound); returns its length."""
+    width = tokens.shape[1]
+    ln = width
+    for k in range(width):
+        if tokens[i, k] < 0:
+            ln = k
+            break
+    p = 0
+    if i > 0:
+        m = min(prev, ln)
+        while p < m and tokens[i, p] == tokens[i - 1, p]:
+            p += 1
+    # close the sum nodes below the common prefix, deepest first
+    for k in range(prev, p, -1):
+        if total[k] > best[k - 1]:
+            best[k - 1] = total[k]
+        if k - 1 > p:
+            total[k - 1] += best[k - 1]
+            best[k - 1] = 0
+    # a new cell at depth p closes the choice open there
+    if i > 0 and prev > p and (tokens[i, p] >> 5) != (tokens[i - 1, p] >> 5):
+        total[p] += best[p]
+        best[p] = 0
+    for k in range(p + 1, ln + 1):
+        total[k] = 0
+        best[k] = 0
+    total[ln] += points
+    return ln
 
 
 @numba.njit(**_JIT)
-def tree_bound(tokens, pts, base):
-    """U of the sum/choice tree of sorted, distinct rows (see the module), plus `base`."""
-    n, width = tokens.shape
-    total = np.zeros(width + 1, np.int64)
-    best = np.zeros(width + 1, np.int64)
-    total[0] = base
-    prev = 0  # length of the previous row
-    for i in range(n):
-        ln = width
-        for k in range(width):
-            if tokens[i, k] < 0:
-                ln = k
-                break
-        p = 0
-        if i > 0:
-            m = min(prev, ln)
-            while p < m and tokens[i, p] == tokens[i - 1, p]:
-                p += 1
-        # close the sum nodes below the common prefix, deepest first
-        for k in range(prev, p, -1):
-            if total[k] > best[k - 1]:
-                best[k - 1] = total[k]
-            if k - 1 > p:
-                total[k - 1] += best[k - 1]
-                best[k - 1] = 0
-        # a new cell at depth p closes the choice open there
-        if i > 0 and prev > p and (tokens[i, p] >> 5) != (tokens[i - 1, p] >> 5):
-            total[p] += best[p]
-            best[p] = 0
-        for k in range(p + 1, ln + 1):
-            total[k] = 0
-            best[k] = 0
-        total[ln] += pts[i]
-        prev = ln
+def _bound_end(total, best, prev):
     for k in range(prev, 0, -1):
         if total[k] > best[k - 1]:
             best[k - 1] = total[k]
         total[k - 1] += best[k - 1]
         best[k - 1] = 0
     return total[0]
+
+
+@numba.njit(**_JIT)
+def tree_bound(tokens, pts, base):
+    """U of the sum/choice tree of sorted, distinct rows (see the module), plus `base`: one pass
+    with, per depth, the running sum of the open sum node and the running max of its open choice."""
+    n, width = tokens.shape
+    total = np.zeros(width + 1, np.int64)
+    best = np.zeros(width + 1, np.int64)
+    total[0] = base
+    prev = 0
+    for i in range(n):
+        prev = _bound_row(tokens, i, pts[i], total, best, prev)
+    return _bound_end(total, best, prev)
 
 
 @numba.njit(**_JIT)
@@ -166,10 +173,11 @@ def _compare(a, i, shift_a, b, j, width):
 
 
 @numba.njit(**_JIT)
-def force(tokens, pts, token, out_tokens, out_pts):
+def force(tokens, pts, token, base, out_tokens, out_pts):
     """The entries of the subclass with the first cell of the split order set: `token` is
     (its rank, the letter). Writes the merged rows to out_* (room for len(tokens) rows) and
-    returns (rows, points of rows left empty: words wholly on forced cells)."""
+    returns (rows, base + points of rows left empty (words wholly on forced cells), the
+    subclass's tree bound with that base)."""
     n, width = tokens.shape
     cell = token >> 5
     end = 0  # rows naming the cell come first
@@ -181,13 +189,15 @@ def force(tokens, pts, token, out_tokens, out_pts):
     hi = lo
     while hi < end and tokens[hi, 0] == token:
         hi += 1
-    base = 0
     i = lo
-    if i < hi and tokens[i, 1] < 0:  # the row that was (cell, letter) alone
+    if i < hi and (width == 1 or tokens[i, 1] < 0):  # the row that was (cell, letter) alone
         base += pts[i]
         i += 1
     j = end
     out = 0
+    total = np.zeros(width + 1, np.int64)
+    best = np.zeros(width + 1, np.int64)
+    prev = 0
     while i < hi or j < n:
         if i < hi and j < n:
             order = _compare(tokens, i, 1, tokens, j, width)
@@ -196,7 +206,8 @@ def force(tokens, pts, token, out_tokens, out_pts):
         if order <= 0:
             for k in range(width - 1):
                 out_tokens[out, k] = tokens[i, k + 1]
-            out_tokens[out, width - 1] = -1
+            if width:
+                out_tokens[out, width - 1] = -1
             out_pts[out] = pts[i]
             i += 1
             if order == 0:
@@ -207,5 +218,66 @@ def force(tokens, pts, token, out_tokens, out_pts):
                 out_tokens[out, k] = tokens[j, k]
             out_pts[out] = pts[j]
             j += 1
+        prev = _bound_row(out_tokens, out, out_pts[out], total, best, prev)
         out += 1
-    return out, base
+    total[0] += base
+    return out, base, _bound_end(total, best, prev)
+
+
+@numba.njit(**_JIT)
+def _later(tokens, words, a, b, head):
+    """Whether row a sorts after row b, comparing tokens from column `head` on, then words."""
+    for k in range(head, tokens.shape[1]):
+        if tokens[a, k] != tokens[b, k]:
+            return tokens[a, k] > tokens[b, k]
+    return words[a] > words[b]
+
+
+@numba.njit(**_JIT)
+def sort_entries(tokens, words, pts, out_tokens, out_pts):
+    """Sort the walk's rows (tokens, then word), keep one row per (tokens, word) and add up the
+    points of rows with equal tokens: writes the distinct rows to out_* and returns how many.
+    Tokens must be below 511 (16 cells at most): the first 7 columns are packed 9 bits each
+    into one sort key; rows tied on it are put in order by insertion sort."""
+    n, width = tokens.shape
+    head = min(width, 7)
+    key = np.empty(n, np.int64)
+    for i in range(n):
+        k = 0
+        for j in range(7):
+            k = (k << 9) | (tokens[i, j] + 1 if j < head else 0)
+        key[i] = k
+    perm = np.argsort(key)
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and key[perm[j]] == key[perm[i]]:
+            j += 1
+        for a in range(i + 1, j):  # insertion sort of the tie
+            row = perm[a]
+            b = a
+            while b > i and _later(tokens, words, perm[b - 1], row, head):
+                perm[b] = perm[b - 1]
+                b -= 1
+            perm[b] = row
+        i = j
+    out = -1
+    prev = -1
+    for a in range(n):
+        row = perm[a]
+        same = prev >= 0 and key[row] == key[prev]
+        if same:
+            for k in range(head, width):
+                if tokens[row, k] != tokens[prev, k]:
+                    same = False
+                    break
+        if same:
+            if words[row] != words[prev]:
+                out_pts[out] += pts[row]
+        else:
+            out += 1
+            for k in range(width):
+                out_tokens[out, k] = tokens[row, k]
+            out_pts[out] = pts[row]
+        prev = row
+    return out + 1

@@ -11,9 +11,14 @@ of a class under a symmetry is a class, and only the classes whose id is the
 smallest of their images (`canonical_ids`) need a proof.
 
 Default split (letters not in the lexicon's charset are left out, empty
-buckets dropped):
-  3x3 and smaller: corners and other cells alike, 3 buckets;
-  larger boards: corners 4 buckets, other cells 3 buckets.
+buckets dropped; letters of the charset in no bucket join the last one):
+  up to 9 cells (3x3): 2 buckets, aeiou | the rest, on every cell;
+  10 to 12 cells (3x4): 3 buckets, aeiou | bcdfghjkmpqvwxyz | lnrst;
+  larger boards: corners 4 buckets (aeiou | bcdfgmpqvwxz | lnrst | hjky),
+  other cells the 3 above.
+Coarser classes cost less to walk (a class's walk visits each of its word
+paths once, however many boards share it) and more to split; the defaults
+are the faster of the splits measured on ENABLE2K (benchmarks/results/prove.md).
 `--classes SPEC` overrides it: comma-separated buckets for every cell
 ("aeiou,bcdfgh...,..."), or "CORNERS/OTHERS" with a comma list each side.
 
@@ -33,6 +38,7 @@ from ..board import Shape, neighbours
 from ..errors import ParameterError
 from ..search.symmetry import symmetries
 
+TWO = ("aeiou", "bcdfghjklmnpqrstvwxyz")
 THREE = ("aeiou", "bcdfghjkmpqvwxyz", "lnrst")
 FOUR = ("aeiou", "bcdfgmpqvwxz", "lnrst", "hjky")
 MAX_CLASSES = 1 << 40  # ids must stay exact in int64 arithmetic
@@ -40,6 +46,8 @@ MAX_CLASSES = 1 << 40  # ids must stay exact in int64 arithmetic
 
 def _default(shape: Shape) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if shape.cells <= 9:
+        return TWO, TWO
+    if shape.cells <= 12:
         return THREE, THREE
     return FOUR, THREE
 
@@ -111,6 +119,20 @@ class ProofPlan:
             out.append(class_id % r)
             class_id //= r
         return out
+
+    def class_of(self, board: str) -> int:
+        """The id of the class holding a board given as one letter per cell ('q' for Qu)."""
+        letters = board.lower()
+        if len(letters) != self.shape.cells:
+            raise ParameterError("board", f"{board!r} is not {self.shape.cells} letters (a {self.shape} board)")
+        class_id, weight = 0, 1
+        for buckets, ch in zip(self.buckets, letters):
+            digit = next((i for i, b in enumerate(buckets) if ch in b), None)
+            if digit is None:
+                raise ParameterError("board", f"{ch!r} is not in the lexicon's charset {self.charset.upper()}")
+            class_id += digit * weight
+            weight *= len(buckets)
+        return class_id
 
     def class_buckets(self, class_id: int) -> list[str]:
         """The letters each cell of the class may hold."""

@@ -6,12 +6,15 @@ order to each letter of its bucket; a board with every cell forced is scored
 exactly by the ordinary solver. When the subclass left is small (few boards),
 its boards are all scored exactly instead of bounded further.
 
-Memory per class: the entries of the class (rows of `cells` int16 tokens, one
-int64 of points; the walk also holds a word number per row until de-duplicated)
-plus, down the branch being explored, one subclass per forced cell, each no
-larger than its parent: at most (cells + 1) times the class's entries. A class
-whose walk would give more than MAX_ROWS rows is refused with an error rather
-than exhausting memory (ENABLE2K 3x4 with the default split: under 2 M rows).
+Memory per class, for R entry rows and C cells: the walk's buffer (2C + 12
+bytes a row, kept from class to class in this process), the sorted rows
+(2W + 8 bytes a row, W <= C the longest row) and, down the branch being
+explored, one subclass buffer per forced cell, each no larger than its
+parent (also kept for the next class): at most about (2C + 12 + (C + 1) x
+(2W + 8)) x R bytes. A class whose walk would give more than MAX_ROWS rows
+(2^25) is refused with an error asking for a finer split, so a class never
+needs more than about 16 GiB (12 cells); in practice subclasses shrink fast
+and ENABLE2K classes hold at most a few million rows (3x3, default split).
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from ..search.symmetry import canonical_codes
 from .plan import ProofPlan, make_plan
 from .tables import tables_of
 
-MAX_ROWS = 1 << 27          # entries per class: 128 M rows (about 5 GiB at 12 cells) at most
-ENUMERATE_BOARDS = 64        # a subclass of at most this many boards is scored board by board
+MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
+ENUMERATE_BOARDS = 512       # a subclass of at most this many boards is scored board by board
 SCORE_BATCH = 4096           # boards scored exactly per call of the solver
 
 
@@ -80,6 +83,9 @@ class ProofResult:
                 "fingerprint": self.fingerprint}
 
 
+_buffers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # the walk's rows, kept for the next class
+
+
 class _Geometry:
     """The per-shape arrays the class walk needs."""
 
@@ -123,21 +129,30 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
     index = {ch: i for i, ch in enumerate(lexicon.charset.letters)}
     bucket_mask = np.array([sum(1 << index[ch] for ch in b) for b in cell_letters], np.int64)
     cells = plan.shape.cells
-    room = 1 << 18
+    buffers = _buffers.get(cells)
+    need = 1 << 18
     while True:
-        tokens = np.empty((room, cells), np.int16)
-        words = np.empty(room, np.int32)
-        pts = np.empty(room, np.int64)
-        count = kernels.class_walk(tables.child, tables.letters, tables.masks, tables.points, bucket_mask,
+        if buffers is None:
+            room = need
+            buffers = _buffers[cells] = (np.empty((room, cells), np.int16), np.empty(room, np.int32),
+                                         np.empty(room, np.int64))
+        tokens, words, pts = buffers
+        count = kernels.class_walk(tables.nodes, tables.points, bucket_mask,
                                    geo.nbrs, geo.nbr_count, geo.rank, geo.letter_len, tokens, words, pts)
-        if count <= room:
+        if count <= len(words):
             break
         if count > MAX_ROWS:
             raise DawgError(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold; "
                             f"use a split with more buckets (--classes)")
-        room = count
+        buffers, need = None, count
+        _buffers.pop(cells, None)
     tokens, words, pts = tokens[:count], words[:count], pts[:count]
-    width = int((tokens >= 0).sum(axis=1).max(initial=1))
+    width = int((tokens >= 0).sum(axis=1).max(initial=1)) if count else 1
+    if cells <= 16:
+        out_tokens = np.empty((count, width), np.int16)
+        out_pts = np.empty(count, np.int64)
+        rows = kernels.sort_entries(tokens[:, :width], words, pts, out_tokens, out_pts)
+        return out_tokens[:rows].copy(), out_pts[:rows].copy()
     tokens = np.ascontiguousarray(tokens[:, :width])
     # sort by tokens, then word; keep one row per (tokens, word); add up points per tokens
     order = np.lexsort((words,) + tuple(tokens[:, k] for k in range(width - 1, -1, -1)))
@@ -158,6 +173,19 @@ def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str]) -> int:
 
     tokens, pts = class_entries(lexicon, plan, cell_letters)
     return int(kernels.tree_bound(tokens, pts, 0))
+
+
+_depth_buffers: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _scratch(depth: int, rows: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Room for the rows of a subclass at `depth` (a subclass never has more rows than its
+    parent), kept from class to class so its memory is touched once."""
+    have = _depth_buffers.get(depth)
+    if have is None or have[0].shape[0] < rows or have[0].shape[1] < width:
+        size = max(rows, have[0].shape[0] if have else 0, 1024)
+        have = _depth_buffers[depth] = (np.empty((size, width), np.int16), np.empty(size, np.int64))
+    return have[0][:rows, :width], have[1][:rows]
 
 
 class _Prover:
@@ -184,19 +212,20 @@ class _Prover:
     def run(self) -> int:
         tokens, pts = class_entries(self.lexicon, self.plan, self.cell_letters)
         board = np.full(self.shape.cells, -1, np.int64)
-        bound = self._search(tokens, pts, 0, 0, board)
+        bound = int(self.k.tree_bound(tokens, pts, 0))
+        self._search(tokens, pts, 0, bound, 0, board)
         self._flush()
         return bound
 
-    def _search(self, tokens, pts, base, depth, board) -> int:
+    def _search(self, tokens, pts, base, bound, depth, board) -> None:
+        """Branch on the subclass with `depth` cells of the split order forced (as in `board`)."""
         self.nodes += 1
-        bound = int(self.k.tree_bound(tokens, pts, base))
         if bound < self.min_score:
-            return bound
+            return
         cells = self.shape.cells
         if depth == cells:
             self._score(board[None, :].copy())
-            return bound
+            return
         rest = self.order[depth:]
         boards = 1
         for c in rest:
@@ -208,21 +237,14 @@ class _Prover:
             many = np.repeat(board[None, :], len(grid), axis=0)
             many[:, list(rest)] = grid
             self._score(many)
-            return bound
+            return
         cell = self.order[depth]
-        col0 = tokens[:, 0] if len(tokens) else np.zeros(0, np.int16)
+        out_tokens, out_pts = _scratch(depth, len(tokens), tokens.shape[1])
         for letter in self.codes[cell].tolist():
-            token = depth * 32 + letter
-            room = len(tokens)  # a subclass never has more rows than its class
-            lo, hi, end = np.searchsorted(col0, [token, token + 1, (depth + 1) * 32]) if room else (0, 0, 0)
-            room = int(hi - lo + room - end)
-            out_tokens = np.empty((room, tokens.shape[1]), np.int16)
-            out_pts = np.empty(room, np.int64)
-            rows, extra = self.k.force(tokens, pts, token, out_tokens, out_pts)
+            rows, sub_base, sub_bound = self.k.force(tokens, pts, depth * 32 + letter, base, out_tokens, out_pts)
             board[cell] = letter
-            self._search(out_tokens[:rows], out_pts[:rows], base + extra, depth + 1, board)
+            self._search(out_tokens[:rows], out_pts[:rows], sub_base, int(sub_bound), depth + 1, board)
         board[cell] = -1
-        return bound
 
     def _score(self, boards: np.ndarray) -> None:
         self.pending.append(boards)

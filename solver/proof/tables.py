@@ -1,11 +1,14 @@
-"""The lexicon as the proof kernels read it: a dense child table over the charset.
+"""The lexicon as the proof kernels read it: a compact trie over the charset.
 
-`child[node * letters + letter]` is the child of a trie node for a letter (-1
-for none); node 0 is the root; `points[node]` is the points of the word ending
-at that node (0 when none does) and the node number is the word's identity.
-Qu is one letter ('q'), two letters long when scored. A trie lexicon gives
-the table straight from its node words (vectorised); other formats build it
-from their word list. ENABLE2K: 389k nodes, 40 MB.
+`nodes[n]` is bits 0-31 the first child of node n and bits 32-57 the letters
+it has children for (children contiguous in letter order, so the child for
+letter i is first + popcount(mask & ((1 << i) - 1))), the layout of the trie
+format's node words without the end-of-word bit; node 0 is the root.
+`points[n]` is the points of the word ending at node n (0 when none does) and
+the node number is the word's identity. Qu is one letter ('q'), two letters
+long when scored. A trie lexicon gives the arrays straight from its node
+words (vectorised, ENABLE2K: 389k nodes, 4.7 MB); other formats build them
+from their word list.
 """
 
 from __future__ import annotations
@@ -18,22 +21,21 @@ import numpy as np
 
 from ..board import points
 
-MAX_LETTERS = 32  # a token is rank * 32 + letter
+INDEX_MASK = 0xFFFFFFFF
+LETTER_BITS = (1 << 26) - 1
 
 
 @dataclass(frozen=True)
 class Tables:
-    child: np.ndarray    # int32, nodes * letters
+    nodes: np.ndarray    # int64 per node: first child | letter mask << 32
     points: np.ndarray   # int32 per node
-    masks: np.ndarray    # int64 per node: the letters it has children for
-    letters: int
 
 
 _cache: dict[int, tuple[weakref.ref, Tables]] = {}
 
 
 def tables_of(lexicon) -> Tables:
-    """The child table of `lexicon`, made once per open lexicon."""
+    """The compact trie of `lexicon`, made once per open lexicon."""
     key = id(lexicon)
     hit = _cache.get(key)
     if hit is not None and hit[0]() is lexicon:
@@ -51,50 +53,50 @@ def _spelled_points(lengths: np.ndarray) -> np.ndarray:
 def _from_trie(lexicon) -> Tables:
     words = lexicon.nodes.view(np.int64)
     count = len(words)
-    letters = len(lexicon.charset)
-    first = words & 0xFFFFFFFF
-    mask = (words >> 32) & ((1 << 26) - 1)
-    child = np.full((count, letters), -1, np.int32)
-    below = np.zeros(count, np.int64)  # children of lower letters seen so far
+    first = words & INDEX_MASK
+    mask = (words >> 32) & LETTER_BITS
     parent = np.zeros(count, np.int64)
-    step = np.zeros(count, np.int64)  # letters this node adds to a word
+    step = np.zeros(count, np.int64)  # letters a node adds to a word: 2 for Qu
     q = lexicon.charset.letters.find("q")
-    for letter in range(letters):
-        has = (mask >> letter) & 1 == 1
-        kid = first[has] + below[has]
-        child[has, letter] = kid
-        parent[kid] = np.flatnonzero(has)
+    for letter in range(len(lexicon.charset)):
+        has = np.flatnonzero((mask >> letter) & 1)
+        kid = first[has] + np.bitwise_count(mask[has] & ((1 << letter) - 1)).astype(np.int64)
+        parent[kid] = has
         step[kid] = 2 if letter == q else 1
-        below += has
     length = np.zeros(count, np.int64)
-    for _ in range(int(lexicon.max_length) + 1):  # children come after parents: a fixed point by depth
+    for _ in range(int(lexicon.max_length) + 1):  # a fixed point, one level deeper each time
         length[1:] = length[parent[1:]] + step[1:]
     pts = np.where(words < 0, _spelled_points(length), 0).astype(np.int32)
-    return Tables(child.ravel(), pts, _masks(child), letters)
+    return Tables(np.ascontiguousarray(first | (mask << 32)), pts)
 
 
 def _from_words(lexicon) -> Tables:
     letters = lexicon.charset.letters
     index = {ch: i for i, ch in enumerate(letters)}
-    rows: list[list[int]] = [[-1] * len(letters)]
+    kids: list[dict[int, int]] = [{}]
     pts = [0]
     for word, _ in lexicon.numbered_words():
         node = 0
         for ch in word:
-            nxt = rows[node][index[ch]]
-            if nxt < 0:
-                nxt = len(rows)
-                rows[node][index[ch]] = nxt
-                rows.append([-1] * len(letters))
+            nxt = kids[node].get(index[ch])
+            if nxt is None:
+                nxt = kids[node][index[ch]] = len(kids)
+                kids.append({})
                 pts.append(0)
             node = nxt
         pts[node] = points(len(word) + word.count("q"))
-    child = np.array(rows, np.int32)
-    return Tables(child.ravel(), np.array(pts, np.int32), _masks(child), len(letters))
-
-
-def _masks(child: np.ndarray) -> np.ndarray:
-    return ((child >= 0).astype(np.int64) << np.arange(child.shape[1], dtype=np.int64)).sum(axis=1)
+    # renumber breadth first so that each node's children are contiguous, in letter order
+    order, new = [0], {0: 0}
+    for old in order:
+        for letter in sorted(kids[old]):
+            new[kids[old][letter]] = len(order)
+            order.append(kids[old][letter])
+    nodes = np.zeros(len(order), np.int64)
+    for old in order:
+        if kids[old]:
+            mask = sum(1 << letter for letter in kids[old])
+            nodes[new[old]] = new[kids[old][min(kids[old])]] | (mask << 32)
+    return Tables(nodes, np.array([pts[old] for old in order], np.int32))
 
 
 def lexicon_digest(lexicon) -> str:
