@@ -294,17 +294,18 @@ def test_an_unreachable_scheduler_is_one_line():
 # --- prove on the engine (one task per canonical class) ----------------------------------
 
 PROVE_SIZE, PROVE_SCORE = "2x3", 22
+PROVE_CLASSES = "aeiou,bcdfghjklm,npqrstvwxyz"  # 216 canonical classes: enough tasks to kill a run among
 
 
 @pytest.fixture(scope="module")
 def proof_reference(lexicon):
-    """The in-process proof (2x3, all 216 canonical classes) every engine proof must equal."""
+    """The in-process proof (2x3, PROVE_CLASSES) every engine proof must equal."""
     pytest.importorskip("boggle_dawg.solver.proof", reason="solver.proof (dawg-solve prove) is not in this checkout")
     from boggle_dawg.solver.cluster.prove_job import ProvePlan, prove_in_process
     from boggle_dawg.solver.proof import prove
 
-    result = prove_in_process(ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE))
-    plain = prove(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE)
+    result = prove_in_process(ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE, PROVE_CLASSES))
+    plain = prove(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE, classes=PROVE_CLASSES)
     assert (result.boards, result.classes, result.nodes) == (plain.boards, plain.classes, plain.nodes)
     assert result.boards  # the proof finds boards, so the comparisons below mean something
     return result
@@ -312,7 +313,7 @@ def proof_reference(lexicon):
 
 def _cli_prove(lexicon_dir, *args, timeout=120):
     return run_cli("boggle_dawg.dawg_solve", "prove", str(lexicon_dir), "--size", PROVE_SIZE, "--min-score",
-                   str(PROVE_SCORE), "--json", "-q", *args, timeout=timeout)
+                   str(PROVE_SCORE), "--classes", PROVE_CLASSES, "--json", "-q", *args, timeout=timeout)
 
 
 def _proof_answer(data: dict) -> tuple:
@@ -332,8 +333,8 @@ def test_a_proof_on_two_workers_finds_the_in_process_boards(cluster, lexicon_dir
 def test_a_proof_killed_20_times_and_resumed_finds_the_same_boards(cluster, lexicon_dir, proof_reference, tmp_path):
     checkpoint = tmp_path / "proof.ckpt"
     command = [sys.executable, "-m", "boggle_dawg.dawg_solve", "prove", str(lexicon_dir), "--size", PROVE_SIZE,
-               "--min-score", str(PROVE_SCORE), "--json", "-q", "--scheduler", cluster, "--checkpoint", str(checkpoint),
-               "--resume"]
+               "--min-score", str(PROVE_SCORE), "--classes", PROVE_CLASSES, "--json", "-q", "--scheduler", cluster,
+               "--checkpoint", str(checkpoint), "--resume"]
     total = proof_reference.classes
     chance = random.Random(9)
     counts = []
@@ -367,8 +368,8 @@ def test_a_proof_survives_a_killed_worker(cluster, lexicon, proof_reference):
                 os.kill(pids[victim], signal.SIGKILL)
                 killed.append(victim)
 
-        result, outcome = prove_on_engine(ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE), engine,
-                                          on_record=kill_one)
+        result, outcome = prove_on_engine(ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE, PROVE_CLASSES),
+                                          engine, on_record=kill_one)
         engine.client.wait_for_workers(2, timeout=60)
     assert killed and outcome.complete
     assert (result.boards, result.nodes) == (proof_reference.boards, proof_reference.nodes)
@@ -387,6 +388,6 @@ def test_a_truncated_proof_checkpoint_is_resumed_and_another_refused(cluster, le
     contents = read_checkpoint(path)
     assert len(contents.records) == proof_reference.classes and not contents.torn and contents.duplicates == 0
     for args, field in [(("--min-score", str(PROVE_SCORE + 1)), "min_score"), (("--size", "3x2"), "shape"),
-                        (("--classes", "aeiou,bcdfghjklmnpqrstvwxyz"), "split")]:
+                        (("--classes", "aeiou,bcdfghjklmnpqrstvwxyz"), "split")]:  # the last --classes wins
         proc = _cli_prove(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path), "--resume", *args)
         assert_clean_error(proc, "different run", field)
