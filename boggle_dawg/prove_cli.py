@@ -16,6 +16,16 @@ from pathlib import Path
 import typer
 
 from .cli_common import cli_lexicon, plural, progress_bar
+from .cluster_cli import (
+    check_engine_options,
+    checkpoint_option,
+    closing_line,
+    count,
+    resume_option,
+    run_on_engine,
+    scheduler_option,
+    workers_option,
+)
 from .solver.board import parse_size
 from .solver.formats import format_help
 
@@ -77,6 +87,10 @@ def prove(
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the boards and the proof's counts."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+    workers: int | None = workers_option(),
+    scheduler: str | None = scheduler_option(),
+    checkpoint: Path | None = checkpoint_option(),
+    resume: bool = resume_option(),
 ) -> None:
     """Prove which boards of a size score at least --min-score, and that no other board does.
 
@@ -91,8 +105,11 @@ def prove(
     _check_min_score(min_score)
     lex = cli_lexicon(file, fmt)
     make_plan(lex, shape, classes)  # bad --classes: one line before any work
-    with _Progress(quiet) as progress:
-        result = run_proof(lex, shape, min_score, classes=classes, seed=seed, on_record=progress)
+    if check_engine_options(workers, scheduler, checkpoint, resume):
+        result = _prove_on_engine(lex, shape, min_score, classes, seed, workers, scheduler, checkpoint, resume, quiet)
+    else:
+        with _Progress(quiet) as progress:
+            result = run_proof(lex, shape, min_score, classes=classes, seed=seed, on_record=progress)
     if as_json:
         print(json.dumps({"lexicon": str(lex.path), **result.to_dict()}))
         return
@@ -103,3 +120,20 @@ def prove(
         for board, score in result.boards:
             print(f"{score:8,}  {board}")
     print(_statement(result))
+
+
+def _prove_on_engine(lex, shape, min_score: int, classes: str | None, seed: int, workers: int | None,
+                     scheduler: str | None, checkpoint: Path | None, resume: bool, quiet: bool):
+    """The proof's classes as tasks on a local cluster or a scheduler (solver.cluster.prove_job)."""
+    from .solver.cluster.prove_job import ProvePlan, prove_on_engine
+
+    plan = ProvePlan(lex, shape, min_score, classes, seed)
+    nouns = ("class", "classes")
+    headline = f"proof of {shape} boards at {min_score:,}: {count(len(plan.ids), *nouns)}"
+    (result, outcome), label = run_on_engine(plan, prove_on_engine, headline, nouns, lambda record: record["boards"],
+                                             workers, scheduler, checkpoint, resume, quiet)
+    if not outcome.complete:  # Ctrl-C: a proof with classes missing proves nothing
+        raise KeyboardInterrupt
+    closing_line(f"proved {count(len(plan.ids), *nouns)} in {result.seconds:.1f} s, "
+                 f"{result.cpu_seconds:,.1f} CPU-s in the classes ({label})", quiet)
+    return result

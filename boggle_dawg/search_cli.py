@@ -27,6 +27,16 @@ from .cli_common import (
     plural,
     workers_label,
 )
+from .cluster_cli import (
+    check_engine_options,
+    checkpoint_option,
+    closing_line,
+    resume_option,
+    run_on_engine,
+    scheduler_option,
+    stored,
+    workers_option,
+)
 from .solver.board import Shape, parse_board, parse_size
 from .solver.dice_sets import random_seed
 from .solver.errors import UsageError
@@ -127,9 +137,11 @@ def _count(number: int, noun: str) -> str:
     return f"{number:,} {plural(noun, number)}"
 
 
-def _summary(result: SearchResult) -> str:
+def _summary(result: SearchResult, tasks: int = 1, done: int | None = None) -> str:
+    finished = f"{done:,} of {_count(tasks, 'task')}" if done is not None and done < tasks else _count(tasks, "task")
     return (f"{result.method} search of {result.shape} boards over {result.alphabet.upper()}, seed {result.seed}: "
-            f"{_count(result.rounds, 'round')}, {_count(result.evaluations, 'board')} scored; "
+            + (f"{finished}, " if tasks > 1 else "")
+            + f"{_count(result.rounds, 'round')}, {_count(result.evaluations, 'board')} scored; "
             f"{STOPPED[result.stopped]}")
 
 
@@ -169,26 +181,48 @@ def search(
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the top list and the run's figures."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
+    tasks: int = typer.Option(1, "--tasks", help="Independent searches, each with the whole budget and its own "
+                                  "seed derived from --seed; their top lists are merged. More than one runs on "
+                                  "the Dask engine."),
+    workers: int | None = workers_option(),
+    scheduler: str | None = scheduler_option(),
+    checkpoint: Path | None = checkpoint_option(),
+    resume: bool = resume_option(" Without --seed, the checkpoint's seed."),
 ) -> None:
     """Search for the highest-scoring boards (rotations and reflections count as one board).
 
     With --seed and a --rounds or --evaluations budget the result is exactly reproducible,
-    whatever --jobs; with --seconds it depends on how far the search got in the time.
+    whatever --jobs, --workers or --scheduler, and after any number of --resume; with
+    --seconds it depends on how far the search got in the time.
     """
     shape = parse_size(size)
     jobs = jobs_option(jobs, PROG)
     backend = device_option(device, PROG)
     budget = _budget(seconds, rounds, evaluations, target)
     options = _anneal_options(steps, t0, t1, swap_share)
+    if tasks < 1:
+        raise UsageError(f"--tasks: must be 1 or more, got {tasks}")
+    engine = check_engine_options(workers, scheduler, checkpoint, resume) or tasks > 1
     lex = cli_lexicon(file, fmt)
+    if seed is None and resume:
+        stored_seed = stored(checkpoint, "seed")
+        seed = stored_seed if isinstance(stored_seed, int) else None
     seed = random_seed() if seed is None else seed  # chosen here so the progress line can show it
-    with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
-            lex.scorer(jobs, backend) as scorer:
-        result = search_boards(scorer, shape, budget, method, seed=seed, top=top, alphabet=alphabet,
-                               start=start, pool=pool, on_round=progress, **options)
-    progress.report(result, workers_label(backend, jobs))
+    if engine:
+        from .solver.cluster.search_job import SearchPlan
+
+        plan = SearchPlan(lex, shape, budget, method, seed, tasks, top=top, alphabet=alphabet, start=start,
+                          pool=pool, options=options, backend=backend, jobs=jobs)
+        result, label, done = _search_on_engine(plan, workers, scheduler, checkpoint, resume, quiet)
+    else:
+        with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
+                lex.scorer(jobs, backend) as scorer:
+            result = search_boards(scorer, shape, budget, method, seed=seed, top=top, alphabet=alphabet,
+                                   start=start, pool=pool, on_round=progress, **options)
+        label, done = workers_label(backend, jobs), tasks
+        progress.report(result, label)
     if as_json:
-        print(json.dumps(_result_json(result)))
+        print(json.dumps({**_result_json(result), "tasks": tasks}))
         return
     best = parse_board(result.best.board, shape)
     print(f"best board, {result.best.score} {plural('point', result.best.score)}:")
@@ -198,7 +232,23 @@ def search(
     for rank, board in enumerate(result.top, 1):
         print(f"{rank:4}  {board.score:6}  {board.board}")
     print()
-    print(_summary(result))
+    print(_summary(result, tasks, done))
+
+
+def _search_on_engine(plan, workers: int | None, scheduler: str | None, checkpoint: Path | None, resume: bool,
+                      quiet: bool) -> tuple[SearchResult, str, int]:
+    """Run a search plan on a local cluster or a scheduler, with progress; returns the result, what
+    ran it (for the timing line) and how many tasks finished."""
+    from .solver.cluster.search_job import search_on_engine
+
+    headline = f"{plan.method} search of {plan.shape} boards, seed {plan.seed}, {_count(plan.tasks, 'task')}"
+    (result, outcome), label = run_on_engine(plan, search_on_engine, headline, ("task", "tasks"),
+                                             lambda record: record["top"], workers, scheduler, checkpoint, resume,
+                                             quiet)
+    boards = sum(outcome.records[t]["evaluations"] for t in outcome.records if t not in outcome.resumed)
+    rate = boards / result.seconds if result.seconds > 0 else 0.0
+    closing_line(f"searched {result.seconds:.1f} s, {boards:,} boards, {rate:,.0f} boards/s ({label})", quiet)
+    return result, label, len(outcome.records)
 
 
 def rearrange(

@@ -1,0 +1,262 @@
+"""The engine: a job's tasks run on Dask distributed workers, their records merged on the driver.
+
+A `Job` is a header (what the run is: a checkpoint must match it), a list of small
+task specs (a seed and a budget, a class id: a few hundred bytes each, never arrays
+or lexicons) and a module-level function that turns one spec into a JSON-able record
+on a worker. `Engine` is a Dask `Client`: on a `LocalCluster` of N worker processes
+started here (the default), or on a running scheduler (`dask scheduler` and `dask
+worker` on other machines). Both are the same code path: tasks are submitted with
+`Client.submit` (with Dask's `retries=`), gathered with `as_completed`, and a worker
+that dies has its tasks run again elsewhere by the scheduler. Each finished record is
+appended to the checkpoint before the next is taken, so a killed driver, worker or
+cluster loses at most the tasks in flight; a resumed run submits only the tasks the
+checkpoint lacks. Merging the records into an answer is the job's caller's business
+(records come back keyed by task id, so the order they finished in cannot matter).
+
+Importing this module imports nothing heavy; dask and distributed are imported when an
+engine starts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import DawgError
+from .checkpoint import Checkpoint
+
+RETRIES = 2  # times Dask runs a task again after it raised (a worker's death is survived separately)
+POLL_SECONDS = 0.05  # the driver's wait between looks at finished tasks
+STATUS_SECONDS = 0.5  # at most one status (and one scheduler query) per this many seconds
+CONNECT_SECONDS = 10
+
+
+@dataclass(frozen=True)
+class Job:
+    """What the engine runs: `function(spec)` for every (task id, spec) of `tasks` not yet recorded.
+    `function` must be importable on the workers (module level in this package); task ids are
+    ints or strings and unique."""
+
+    header: dict
+    tasks: Sequence[tuple[Any, Any]]
+    function: Callable[[Any], dict]
+
+    @property
+    def kind(self) -> str:
+        return str(self.header.get("kind", "job"))
+
+    def token(self) -> str:
+        """A short digest of the header, so task keys of different runs never collide on a scheduler."""
+        return hashlib.sha256(json.dumps(self.header, sort_keys=True).encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class EngineStatus:
+    """Where a job stands, for progress displays."""
+
+    done: int  # tasks recorded, those resumed from the checkpoint included
+    total: int
+    resumed: int  # tasks that were already in the checkpoint
+    workers: int  # worker processes alive now
+    lost: int  # workers that went away during the run (killed, crashed, shut down)
+    failures: int  # tasks that raised (each is retried RETRIES times before the run fails)
+    seconds: float
+
+
+@dataclass
+class Outcome:
+    """A job's records by task id (all of them unless stopped early or interrupted)."""
+
+    records: dict
+    total: int
+    resumed: frozenset = frozenset()  # the task ids that were already in the checkpoint
+    stopped_early: bool = False  # `on_record` asked to stop (e.g. a target score was reached)
+    interrupted: bool = False  # Ctrl-C
+    lost: int = 0
+    failures: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return len(self.records) == self.total
+
+
+class Engine:
+    """A Dask client: on a LocalCluster of `workers` processes (one task at a time each), or on
+    the scheduler at `scheduler` (e.g. tcp://host:8786) with whatever workers joined it."""
+
+    def __init__(self, workers: int | None = None, scheduler: str | None = None, retries: int = RETRIES,
+                 connect_seconds: float = CONNECT_SECONDS) -> None:
+        if workers is not None and scheduler is not None:
+            raise DawgError("give a number of local workers or a scheduler's address, not both")
+        self.workers = workers
+        self.scheduler = scheduler
+        self.retries = retries
+        self.connect_seconds = connect_seconds
+        self.client = None
+        self.cluster = None
+
+    def __enter__(self) -> Engine:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def start(self) -> None:
+        import logging
+
+        from distributed import Client, LocalCluster
+
+        if self.scheduler is not None:
+            try:
+                self.client = Client(self.scheduler, timeout=f"{self.connect_seconds}s")
+            except (OSError, TimeoutError, ValueError) as err:
+                raise DawgError(f"cannot reach the Dask scheduler at {self.scheduler} ({err})") from None
+            return
+        from ..backends import usable_cores
+
+        count = self.workers or usable_cores()
+        # Ctrl-C on a terminal reaches every process of the group: the workers start with SIGINT
+        # ignored (they inherit it), so only the driver sees it and shuts them down in order.
+        handler = _ignore_sigint()
+        try:
+            self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                        dashboard_address=":0",  # any free port: two runs never collide
+                                        silence_logs=logging.ERROR)
+        finally:
+            _restore_sigint(handler)
+        self.client = Client(self.cluster)
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+    @property
+    def dashboard(self) -> str | None:
+        """The address of the scheduler's dashboard, when it serves one (it needs bokeh where the
+        scheduler runs: the scheduler's web server answers without it, with no dashboard)."""
+        if self.client is None:
+            return None
+        from urllib.request import urlopen
+
+        link = self.client.dashboard_link
+        try:
+            with urlopen(link, timeout=1) as response:
+                return link if response.status == 200 else None
+        except (OSError, ValueError):
+            return None
+
+    def worker_addresses(self) -> set[str]:
+        return set(self.client.nthreads())
+
+    def run(self, job: Job, checkpoint: Checkpoint | None = None,
+            on_record: Callable[[Any, dict], bool | None] | None = None,
+            on_status: Callable[[EngineStatus], None] | None = None) -> Outcome:
+        """Run every task of `job` the checkpoint does not hold; returns all the records (the
+        checkpoint's included). `on_record(task, record)` is called for each new record once it
+        is durable, and stops the run by returning True; `on_status` gets progress at most
+        every STATUS_SECONDS. A task that raises DawgError fails the run with that error once
+        its retries are spent; other failures say which task failed and why."""
+        from distributed import as_completed
+
+        ids = [task for task, _ in job.tasks]
+        if len(set(ids)) != len(ids):
+            raise DawgError(f"{job.kind}: task ids repeat")
+        records: dict = {}
+        if checkpoint is not None:
+            records.update((task, rec) for task, rec in checkpoint.records.items() if task in set(ids))
+        outcome = Outcome(records, len(ids), frozenset(records))
+        resumed = len(records)
+        started = time.perf_counter()
+        token = job.token()
+        futures = {}
+        for task, spec in job.tasks:
+            if task not in records:
+                future = self.client.submit(job.function, spec, key=f"{job.kind}-{token}-{task}",
+                                            retries=self.retries, pure=False)
+                futures[future] = task
+        seen = self.worker_addresses()
+        last_status = -STATUS_SECONDS
+
+        def report(force: bool = False) -> None:
+            nonlocal seen, last_status
+            now = time.perf_counter() - started
+            if on_status is None or (not force and now - last_status < STATUS_SECONDS):
+                return
+            last_status = now
+            alive = self.worker_addresses()
+            outcome.lost += len(seen - alive)
+            seen = alive
+            on_status(EngineStatus(len(records), len(ids), resumed, len(alive), outcome.lost, outcome.failures, now))
+
+        pending = as_completed(list(futures))
+        try:
+            report(force=True)
+            while not pending.is_empty():
+                batch = pending.next_batch(block=False)
+                if not batch:
+                    report()
+                    time.sleep(POLL_SECONDS)
+                    continue
+                for future in batch:
+                    task = futures.pop(future)
+                    if future.status != "finished":
+                        outcome.failures += 1
+                        raise _failure(job, task, future)
+                    record = future.result()
+                    future.release()
+                    if checkpoint is not None:
+                        checkpoint.append(task, record)
+                    records[task] = record
+                    if on_record is not None and on_record(task, record):
+                        outcome.stopped_early = True
+                        return outcome
+                report()
+            report(force=True)
+            return outcome
+        except KeyboardInterrupt:
+            outcome.interrupted = True
+            return outcome
+        finally:
+            if futures:
+                self.client.cancel(list(futures))
+
+
+def _failure(job: Job, task, future) -> Exception:
+    """The error a failed task ends the run with."""
+    try:
+        error = future.exception()
+    except Exception as err:  # noqa: BLE001 (cancelled futures raise here)
+        error = err
+    if isinstance(error, DawgError):
+        return error
+    name = type(error).__name__
+    if name == "KilledWorker":
+        return DawgError(f"{job.kind} task {task} was running on workers that died, as often as Dask allows "
+                         f"for one task ({error}); the run stops (resume it from its checkpoint)")
+    return DawgError(f"{job.kind} task {task} failed on a worker: {name}: {error}")
+
+
+
+def _ignore_sigint():
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _restore_sigint(handler) -> None:
+    import signal
+
+    if handler is not None:
+        signal.signal(signal.SIGINT, handler)

@@ -1,0 +1,100 @@
+"""`prove` as an engine job: one task per canonical board class, the class records combined.
+
+A task is (lexicon reference, the `ProofPlan`, a class id, the min score): a few
+hundred bytes. A worker runs `solver.proof.prove_class` on its warm lexicon and sends
+back `ClassRecord.to_dict()`, which is also what the checkpoint stores per class. The
+answer (`solver.proof.combine` of all records) does not depend on which worker proved
+which class, in what order, or how often the run was resumed. The class order is the
+one `solver.proof.prove` uses (canonical ids shuffled by the seed), so the ETA is
+honest; `limit` keeps only the first classes of that order (a fixed share of a proof,
+for benchmarks and tests: it proves nothing about the whole shape).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..board import Shape
+from . import worker
+from .engine import Engine, EngineStatus, Job, Outcome
+from .worker import LexiconRef
+
+
+@dataclass(frozen=True)
+class ProveTask:
+    lexicon: LexiconRef
+    plan: object  # solver.proof.ProofPlan (small, frozen, picklable)
+    class_id: int
+    min_score: int
+
+
+def run_prove_task(spec: ProveTask, lexicon=None) -> dict:
+    """One class on this process's warm lexicon (or `lexicon`); returns its record as a dict."""
+    from ..proof import prove_class
+
+    lexicon = lexicon if lexicon is not None else worker.lexicon(spec.lexicon)
+    return prove_class(lexicon, spec.plan, spec.class_id, spec.min_score).to_dict()
+
+
+class ProvePlan:
+    """A proof over `shape` at `min_score` split into class tasks (see the module docstring)."""
+
+    def __init__(self, lexicon, shape: Shape, min_score: int, classes: str | None = None, seed: int = 0,
+                 limit: int | None = None) -> None:
+        from ..errors import ParameterError
+        from ..proof import make_plan
+
+        if limit is not None and limit < 1:
+            raise ParameterError("limit", f"must be 1 or more, got {limit}")
+        self.lexicon = lexicon
+        self.min_score = min_score
+        self.seed = seed
+        self.limit = limit
+        self.plan = make_plan(lexicon, shape, classes)
+        self.shape = self.plan.shape
+        self.ref = LexiconRef.of(lexicon)
+        ids = self.plan.canonical_ids()
+        random.Random(seed).shuffle(ids)
+        self.ids = ids[:limit] if limit is not None else ids
+
+    def header(self) -> dict:
+        """What a checkpoint of this proof must match: lexicon, shape, split and target (and, for a
+        share of the classes, which share)."""
+        return {"kind": "prove", "lexicon": self.ref.fingerprint, "shape": str(self.shape),
+                "split": self.plan.spec(), "min_score": self.min_score,
+                "share": None if self.limit is None else {"seed": self.seed, "classes": self.limit},
+                "plan": self.plan.fingerprint()}
+
+    def job(self) -> Job:
+        return Job(self.header(), [(class_id, ProveTask(self.ref, self.plan, class_id, self.min_score))
+                                   for class_id in self.ids], run_prove_task)
+
+    def merge(self, records: dict, seconds: float):
+        """The proof's result from the records of all its classes (CPU-seconds: the classes' own)."""
+        from ..proof import ClassRecord, combine
+
+        chosen = [ClassRecord.from_dict(records[class_id]) for class_id in sorted(records)]
+        return combine(self.plan, self.min_score, chosen, seconds, sum(r.seconds for r in chosen))
+
+
+def prove_on_engine(plan: ProvePlan, engine: Engine, checkpoint=None,
+                    on_status: Callable[[EngineStatus], None] | None = None,
+                    on_record: Callable[[int, dict], None] | None = None):
+    """Run `plan` on `engine` (recording into `checkpoint`, an open `Checkpoint`, if given); returns
+    the combined `ProofResult` and the engine's outcome. A proof that did not finish (Ctrl-C)
+    proves nothing: check `outcome.complete` before stating it."""
+    started = time.perf_counter()
+    outcome: Outcome = engine.run(plan.job(), checkpoint,
+                                  on_record=(lambda task, record: on_record(task, record)) if on_record else None,
+                                  on_status=on_status)
+    return plan.merge(outcome.records, time.perf_counter() - started), outcome
+
+
+def prove_in_process(plan: ProvePlan):
+    """The same classes proved one after another in this process (the engine's reference)."""
+    started = time.perf_counter()
+    records = {task: run_prove_task(spec, plan.lexicon) for task, spec in plan.job().tasks}
+    return plan.merge(records, time.perf_counter() - started)

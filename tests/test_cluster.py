@@ -1,0 +1,393 @@
+"""The Dask engine (solver.cluster) under `search`: the same answer on any number of workers, a driver
+SIGKILLed again and again and resumed, a killed worker survived, truncated and mismatched checkpoints.
+
+One cluster serves the whole module, started as a user would on two machines: a `dask scheduler`
+process and a `dask worker` process (two worker processes) joined to it by a scheduler file. The
+drivers reach it with --scheduler, so no test pays for a cluster start-up of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from boggle_dawg.compiler.build import build_lexicon
+from boggle_dawg.solver.board import parse_size
+from boggle_dawg.solver.charset import parse_charset
+from boggle_dawg.solver.cluster import Checkpoint, Engine, Job, read_checkpoint
+from boggle_dawg.solver.cluster.checkpoint import record_line
+from boggle_dawg.solver.cluster.search_job import SearchPlan, search_in_process, search_on_engine
+from boggle_dawg.solver.cluster.worker import LexiconRef
+from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.lexicon import open_lexicon
+from boggle_dawg.solver.search import Budget
+
+from support import REPO, assert_clean_error, run_cli, word_list_path
+
+TASKS = 12
+ROUNDS = 12
+
+
+def _dask(*args: str) -> list[str]:
+    """The `dask` command of this environment (its module when the script is not next to python)."""
+    script = Path(sys.executable).with_name("dask")
+    if script.exists():
+        return [str(script), *args]
+    module = {"scheduler": "distributed.cli.dask_scheduler", "worker": "distributed.cli.dask_worker"}[args[0]]
+    return [sys.executable, "-m", module, *args[1:]]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """The address of a scheduler with two worker processes, started as separate processes."""
+    where = tmp_path_factory.mktemp("cluster")
+    info = where / "scheduler.json"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen(_dask("scheduler", "--scheduler-file", str(info), "--host", "127.0.0.1",
+                                       "--port", "0", "--no-dashboard"), cwd=where, **quiet)
+    workers = None
+    try:
+        deadline = time.monotonic() + 60
+        while not info.exists() or not info.read_text().strip():
+            assert scheduler.poll() is None and time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.1)
+        address = json.loads(info.read_text())["address"]
+        workers = subprocess.Popen(_dask("worker", "--scheduler-file", str(info), "--nworkers", "2", "--nthreads", "1",
+                                         "--no-dashboard", "--local-directory", str(where)), cwd=where, **quiet)
+        with Engine(scheduler=address) as engine:
+            engine.client.wait_for_workers(2, timeout=60)
+        yield address
+    finally:
+        for process in (workers, scheduler):
+            if process is not None:
+                process.terminate()
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+@pytest.fixture(scope="module")
+def lexicon_dir(tmp_path_factory):
+    """A small lexicon: every eighth word of the shipped list."""
+    where = tmp_path_factory.mktemp("lexicon")
+    words = word_list_path("default").read_text().split()[::8]
+    (where / "words.txt").write_text("\n".join(words) + "\n")
+    build_lexicon(where / "words.txt", parse_charset("26"), where / "build")
+    return where / "build"
+
+
+@pytest.fixture(scope="module")
+def lexicon(lexicon_dir):
+    return open_lexicon(lexicon_dir)
+
+
+def _plan(lexicon, tasks=TASKS, **kwargs) -> SearchPlan:
+    return SearchPlan(lexicon, parse_size("3x3"), kwargs.pop("budget", Budget(rounds=ROUNDS)), "hillclimb", 11,
+                      tasks, top=5, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def reference(lexicon):
+    """The in-process answer every engine run must give."""
+    with lexicon.scorer(1) as scorer:
+        return search_in_process(_plan(lexicon), scorer)
+
+
+def _cli_search(lexicon_dir, *args, timeout=120):
+    return run_cli("boggle_dawg.dawg_solve", "search", str(lexicon_dir), "--size", "3x3", "--rounds", str(ROUNDS),
+                   "--seed", "11", "--tasks", str(TASKS), "--top", "5", "--json", "-q", *args, timeout=timeout)
+
+
+def _answer(data: dict) -> tuple:
+    return data["top"], data["rounds"], data["evaluations"], data["stopped"]
+
+
+def _reference_answer(reference) -> tuple:
+    return ([{"board": b.board, "score": b.score} for b in reference.top], reference.rounds, reference.evaluations,
+            reference.stopped)
+
+
+def test_one_task_is_the_plain_search(lexicon):
+    from boggle_dawg.solver.search import search
+
+    with lexicon.scorer(1) as scorer:
+        plain = search(scorer, parse_size("3x3"), Budget(rounds=ROUNDS), seed=11, top=5)
+        one = search_in_process(_plan(lexicon, tasks=1), scorer)
+    assert (one.top, one.rounds, one.evaluations, one.stopped) == (plain.top, plain.rounds, plain.evaluations,
+                                                                   plain.stopped)
+
+
+def test_workers_of_a_separate_scheduler_give_the_in_process_answer(cluster, lexicon, reference):
+    with Engine(scheduler=cluster) as engine:
+        result, outcome = search_on_engine(_plan(lexicon), engine)
+    assert outcome.complete and not outcome.resumed
+    assert (result.top, result.rounds, result.evaluations, result.stopped) == (
+        reference.top, reference.rounds, reference.evaluations, reference.stopped)
+    assert result.top[0].score > 0 and len(result.top) == 5
+
+
+def test_a_local_cluster_of_two_workers_gives_the_same_answer(lexicon_dir, reference, tmp_path):
+    proc = _cli_search(lexicon_dir, "--workers", "2", "--checkpoint", str(tmp_path / "run.ckpt"))
+    assert proc.returncode == 0, proc.stderr
+    assert _answer(json.loads(proc.stdout)) == _reference_answer(reference)
+    assert set(read_checkpoint(tmp_path / "run.ckpt").records) == set(range(TASKS))
+
+
+def test_ctrl_c_on_a_local_cluster_keeps_the_finished_tasks(lexicon_dir, tmp_path):
+    """Ctrl-C reaches the driver and its workers (one process group): the workers ignore it, the
+    driver prints the boards of the finished tasks, and the checkpoint resumes the rest."""
+    checkpoint = tmp_path / "run.ckpt"
+    args = ["search", str(lexicon_dir), "--size", "4x4", "--rounds", "15", "--seed", "3", "--tasks", "6",
+            "--workers", "2", "--checkpoint", str(checkpoint)]
+    driver = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", *args], cwd=REPO, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while not (checkpoint.exists() and len(read_checkpoint(checkpoint).records) >= 1):
+            assert driver.poll() is None and time.monotonic() < deadline, "no task finished"
+            time.sleep(0.1)
+        os.killpg(driver.pid, signal.SIGINT)
+        stdout, stderr = driver.communicate(timeout=60)
+    finally:
+        if driver.poll() is None:
+            os.killpg(driver.pid, signal.SIGKILL)
+    assert driver.returncode == 0, stderr
+    assert "Traceback" not in stderr and "ERROR" not in stderr, stderr
+    assert stdout.startswith("best board, ") and stdout.rstrip().endswith("interrupted")
+    done = len(read_checkpoint(checkpoint).records)
+    assert 1 <= done < 6 and f"seed 3: {done} of 6 tasks, " in stdout
+
+
+def test_the_driver_killed_20_times_and_resumed_gives_the_same_answer(cluster, lexicon_dir, reference, tmp_path):
+    checkpoint = tmp_path / "run.ckpt"
+    command = [sys.executable, "-m", "boggle_dawg.dawg_solve", "search", str(lexicon_dir), "--size", "3x3",
+               "--rounds", str(ROUNDS), "--seed", "11", "--tasks", str(TASKS), "--top", "5", "--json", "-q",
+               "--scheduler", cluster, "--checkpoint", str(checkpoint), "--resume"]
+    chance = random.Random(20)
+    counts = []
+    for _ in range(20):
+        driver = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(chance.uniform(0.2, 1.8))
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+        lines = checkpoint.read_bytes().splitlines() if checkpoint.exists() else []
+        tasks = [json.loads(line)["task"] for line in lines[1:] if line.endswith(b"}")]
+        assert len(tasks) == len(set(tasks)), "a task recorded twice"
+        counts.append(len(tasks))
+    assert any(0 < count < TASKS for count in counts), counts  # killed mid-run, with some tasks recorded
+    final = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert final.returncode == 0, final.stderr
+    assert _answer(json.loads(final.stdout)) == _reference_answer(reference)
+    contents = read_checkpoint(checkpoint)
+    assert sorted(contents.records) == list(range(TASKS)) and not contents.torn and contents.duplicates == 0
+
+
+def test_a_killed_worker_is_survived(cluster, lexicon, reference):
+    statuses = []
+    killed = []
+    with Engine(scheduler=cluster) as engine:
+        def kill_one(task, record):
+            if not killed:
+                pids = engine.client.run(os.getpid)
+                victim = sorted(pids)[0]
+                os.kill(pids[victim], signal.SIGKILL)
+                killed.append(victim)
+
+        result, outcome = search_on_engine(_plan(lexicon), engine, on_status=statuses.append, on_record=kill_one)
+        engine.client.wait_for_workers(2, timeout=60)  # the worker's nanny starts a new one for the next tests
+    assert killed and outcome.complete
+    assert statuses[-1].lost >= 1 and statuses[-1].done == TASKS  # the progress display counts the loss
+    assert (result.top, result.rounds, result.evaluations) == (reference.top, reference.rounds, reference.evaluations)
+
+
+def test_a_truncated_checkpoint_is_resumed_from(cluster, lexicon, reference, tmp_path):
+    path = tmp_path / "run.ckpt"
+    plan = _plan(lexicon)
+    with Checkpoint.open(path, plan.header(), resume=False) as checkpoint, Engine(scheduler=cluster) as engine:
+        search_on_engine(plan, engine, checkpoint)
+    lines = path.read_bytes().splitlines(keepends=True)
+    kept = lines[:1 + TASKS // 2]
+    torn = record_line(7, {"half": "a record"})[:-9]
+    path.write_bytes(b"".join(kept) + torn)
+    with Checkpoint.open(path, plan.header(), resume=True) as checkpoint, Engine(scheduler=cluster) as engine:
+        assert len(checkpoint.records) == TASKS // 2
+        result, outcome = search_on_engine(plan, engine, checkpoint)
+    assert len(outcome.resumed) == TASKS // 2
+    assert (result.top, result.rounds, result.evaluations) == (reference.top, reference.rounds, reference.evaluations)
+    contents = read_checkpoint(path)
+    assert sorted(contents.records) == list(range(TASKS)) and not contents.torn and contents.duplicates == 0
+
+
+def test_a_checkpoint_of_another_run_is_refused(cluster, lexicon_dir, tmp_path):
+    path = tmp_path / "run.ckpt"
+    proc = _cli_search(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path), "--tasks", "2")
+    assert proc.returncode == 0, proc.stderr
+    for args, field in [(("--size", "3x4"), "shape"), (("--seed", "12"), "seed"), (("--rounds", "5"), "budget")]:
+        proc = _cli_search(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path), "--tasks", "2",
+                           "--resume", *args)
+        assert_clean_error(proc, str(path), "different run", field)
+    words = (lexicon_dir.parent / "words.txt").read_text().split() + ["zyxwv"]
+    (tmp_path / "words.txt").write_text("\n".join(words) + "\n")
+    build_lexicon(tmp_path / "words.txt", parse_charset("26"), tmp_path / "smaller")
+    proc = run_cli("boggle_dawg.dawg_solve", "search", str(tmp_path / "smaller"), "--size", "3x3", "--rounds",
+                   str(ROUNDS), "--seed", "11", "--tasks", "2", "--top", "5", "--scheduler", cluster,
+                   "--checkpoint", str(path), "--resume")
+    assert_clean_error(proc, "different run", "lexicon")
+    assert_clean_error(_cli_search(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path), "--tasks", "2"),
+                       "--resume")
+
+
+def test_resume_without_a_seed_takes_the_checkpoint_s(cluster, lexicon_dir, tmp_path):
+    path = tmp_path / "run.ckpt"
+    first = _cli_search(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path), "--tasks", "3")
+    again = run_cli("boggle_dawg.dawg_solve", "search", str(lexicon_dir), "--size", "3x3", "--rounds", str(ROUNDS),
+                    "--tasks", "3", "--top", "5", "--json", "-q", "--scheduler", cluster, "--checkpoint", str(path),
+                    "--resume")
+    assert first.returncode == again.returncode == 0, again.stderr
+    assert _answer(json.loads(first.stdout)) == _answer(json.loads(again.stdout))
+
+
+def test_a_worker_with_another_lexicon_fails_the_run_in_one_line(cluster, lexicon):
+    ref = LexiconRef.of(lexicon)
+    wrong = LexiconRef(ref.path, ref.format, "0" * 64)
+    plan = _plan(lexicon, tasks=1)
+    spec = plan.spec(0)
+    job = Job({"kind": "search", "test": "wrong lexicon"}, [(0, type(spec)(**{**spec.__dict__, "lexicon": wrong}))],
+              plan.job().function)
+    with Engine(scheduler=cluster, retries=0) as engine, pytest.raises(DawgError, match="differs from the driver"):
+        engine.run(job)
+
+
+def test_a_target_stops_the_run(cluster, lexicon, reference):
+    target = reference.top[0].score
+    with Engine(scheduler=cluster) as engine:
+        result, outcome = search_on_engine(_plan(lexicon, budget=Budget(rounds=ROUNDS, target=target)), engine)
+    assert result.stopped == "target" and result.best.score >= target
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--resume",), "--checkpoint"),
+    (("--workers", "0"), "--workers"),
+    (("--workers", "2", "--scheduler", "tcp://127.0.0.1:1"), "--scheduler"),
+    (("--tasks", "0"), "--tasks"),
+])
+def test_bad_engine_options_are_one_line(lexicon_dir, args, fragment):
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", "search", str(lexicon_dir), *args), fragment)
+
+
+def test_an_unreachable_scheduler_is_one_line():
+    with pytest.raises(DawgError) as err, Engine(scheduler="tcp://127.0.0.1:9", connect_seconds=1):
+        pass
+    assert "tcp://127.0.0.1:9" in str(err.value) and "\n" not in str(err.value)
+
+
+# --- prove on the engine (one task per canonical class) ----------------------------------
+
+PROVE_SIZE, PROVE_SCORE = "2x3", 22
+PROVE_CLASSES = "aeiou,bcdfghjklm,npqrstvwxyz"  # 216 canonical classes: enough tasks to kill a run among
+
+
+@pytest.fixture(scope="module")
+def proof_reference(lexicon):
+    """The in-process proof (2x3, PROVE_CLASSES) every engine proof must equal."""
+    pytest.importorskip("boggle_dawg.solver.proof", reason="solver.proof (dawg-solve prove) is not in this checkout")
+    from boggle_dawg.solver.cluster.prove_job import ProvePlan, prove_in_process
+    from boggle_dawg.solver.proof import prove
+
+    result = prove_in_process(ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE, PROVE_CLASSES))
+    plain = prove(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE, classes=PROVE_CLASSES)
+    assert (result.boards, result.classes, result.nodes) == (plain.boards, plain.classes, plain.nodes)
+    assert result.boards  # the proof finds boards, so the comparisons below mean something
+    return result
+
+
+def _cli_prove(lexicon_dir, *args, timeout=120):
+    return run_cli("boggle_dawg.dawg_solve", "prove", str(lexicon_dir), "--size", PROVE_SIZE, "--min-score",
+                   str(PROVE_SCORE), "--classes", PROVE_CLASSES, "--json", "-q", *args, timeout=timeout)
+
+
+def _proof_answer(data: dict) -> tuple:
+    return data["boards"], data["classes"], data["bounds"], data["scored"]
+
+
+def _proof_reference_answer(result) -> tuple:
+    return [{"board": b, "score": s} for b, s in result.boards], result.classes, result.nodes, result.scored
+
+
+def test_a_proof_on_two_workers_finds_the_in_process_boards(cluster, lexicon_dir, proof_reference):
+    proc = _cli_prove(lexicon_dir, "--scheduler", cluster)
+    assert proc.returncode == 0, proc.stderr
+    assert _proof_answer(json.loads(proc.stdout)) == _proof_reference_answer(proof_reference)
+
+
+def test_a_proof_killed_20_times_and_resumed_finds_the_same_boards(cluster, lexicon_dir, proof_reference, tmp_path):
+    checkpoint = tmp_path / "proof.ckpt"
+    command = [sys.executable, "-m", "boggle_dawg.dawg_solve", "prove", str(lexicon_dir), "--size", PROVE_SIZE,
+               "--min-score", str(PROVE_SCORE), "--classes", PROVE_CLASSES, "--json", "-q", "--scheduler", cluster,
+               "--checkpoint", str(checkpoint), "--resume"]
+    total = proof_reference.classes
+    chance = random.Random(9)
+    counts = []
+    for _ in range(20):
+        driver = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(chance.uniform(0.3, 2.0))
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+        lines = checkpoint.read_bytes().splitlines() if checkpoint.exists() else []
+        tasks = [json.loads(line)["task"] for line in lines[1:] if line.endswith(b"}")]
+        assert len(tasks) == len(set(tasks)), "a class recorded twice"
+        counts.append(len(tasks))
+    assert any(0 < count < total for count in counts), counts
+    final = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert final.returncode == 0, final.stderr
+    assert _proof_answer(json.loads(final.stdout)) == _proof_reference_answer(proof_reference)
+    contents = read_checkpoint(checkpoint)
+    assert len(contents.records) == total and not contents.torn and contents.duplicates == 0
+    assert all(record["class_id"] == task for task, record in contents.records.items())
+
+
+def test_a_proof_survives_a_killed_worker(cluster, lexicon, proof_reference):
+    from boggle_dawg.solver.cluster.prove_job import ProvePlan, prove_on_engine
+
+    killed = []
+    with Engine(scheduler=cluster) as engine:
+        def kill_one(task, record):
+            if not killed:
+                pids = engine.client.run(os.getpid)
+                victim = sorted(pids)[-1]
+                os.kill(pids[victim], signal.SIGKILL)
+                killed.append(victim)
+
+        result, outcome = prove_on_engine(ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE, PROVE_CLASSES),
+                                          engine, on_record=kill_one)
+        engine.client.wait_for_workers(2, timeout=60)
+    assert killed and outcome.complete
+    assert (result.boards, result.nodes) == (proof_reference.boards, proof_reference.nodes)
+
+
+def test_a_truncated_proof_checkpoint_is_resumed_and_another_refused(cluster, lexicon_dir, proof_reference, tmp_path):
+    path = tmp_path / "proof.ckpt"
+    proc = _cli_prove(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path))
+    assert proc.returncode == 0, proc.stderr
+    whole = path.read_bytes()
+    path.write_bytes(whole[:len(whole) * 2 // 3])  # cut inside a record
+    assert read_checkpoint(path).torn
+    proc = _cli_prove(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path), "--resume")
+    assert proc.returncode == 0, proc.stderr
+    assert _proof_answer(json.loads(proc.stdout)) == _proof_reference_answer(proof_reference)
+    contents = read_checkpoint(path)
+    assert len(contents.records) == proof_reference.classes and not contents.torn and contents.duplicates == 0
+    for args, field in [(("--min-score", str(PROVE_SCORE + 1)), "min_score"), (("--size", "3x2"), "shape"),
+                        (("--classes", "aeiou,bcdfghjklmnpqrstvwxyz"), "split")]:  # the last --classes wins
+        proc = _cli_prove(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path), "--resume", *args)
+        assert_clean_error(proc, "different run", field)
