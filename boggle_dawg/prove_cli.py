@@ -1,21 +1,21 @@
 """`dawg-solve prove`: prove which boards of a shape reach a score, and that no other does.
 
-The proof itself is `solver.proof`; this module reads the options, shows
-progress on stderr on a terminal (classes done of all, boards found,
-CPU-seconds, an estimate of the time left over the shuffled class order) and
-prints the boards found and the statement the proof makes.
+The proof itself is `solver.proof`; its classes run as tasks on the Dask engine
+(`solver.cluster`): a local cluster of one worker process per core unless
+--workers or --scheduler say otherwise, the same path for one machine and many.
+This module reads the options, shows progress on stderr (classes done of all,
+workers, boards found, an estimate of the time left over the shuffled class
+order) and prints the boards found and the statement the proof makes.
 """
 
 from __future__ import annotations
 
 import json
-import sys
-import time
 from pathlib import Path
 
 import typer
 
-from .cli_common import cli_lexicon, plural, progress_bar
+from .cli_common import cli_lexicon, plural
 from .cluster_cli import (
     check_engine_options,
     checkpoint_option,
@@ -30,40 +30,6 @@ from .solver.board import parse_size
 from .solver.formats import format_help
 
 PROG = "dawg-solve"
-
-
-class _Progress:
-    """A rich bar on stderr when it is a terminal; nothing otherwise."""
-
-    def __init__(self, quiet: bool) -> None:
-        self.bar = None
-        self.task = None
-        self.found: set[str] = set()
-        self.cpu_start = time.process_time()
-        self.live = not quiet and sys.stderr.isatty()
-
-    def __enter__(self) -> _Progress:
-        if self.live:
-            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
-
-            self.bar = progress_bar(TextColumn("classes"), BarColumn(), MofNCompleteColumn(),
-                                    TextColumn("{task.fields[note]}"), TimeRemainingColumn())
-            self.bar.start()
-        return self
-
-    def __call__(self, record, done: int, total: int) -> None:
-        self.found.update(b for b, _ in record.boards)
-        if self.bar is None:
-            return
-        if self.task is None:
-            self.task = self.bar.add_task("prove", total=total, note="")
-        note = f"{len(self.found):,} {plural('board', len(self.found))} found, " \
-               f"{time.process_time() - self.cpu_start:,.0f} CPU-s"
-        self.bar.update(self.task, completed=done, note=note)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def _statement(result) -> str:
@@ -96,20 +62,17 @@ def prove(
 
     The boards are split into classes (a bucket of letters per cell); each class's
     upper bound rules it out or it is split further, down to single boards scored exactly.
+    The classes run on a local Dask cluster (one worker per core) or on --scheduler's workers.
     """
     from .solver.proof import make_plan
-    from .solver.proof import prove as run_proof
     from .solver.proof.run import _check_min_score
 
     shape = parse_size(size)
     _check_min_score(min_score)
     lex = cli_lexicon(file, fmt)
     make_plan(lex, shape, classes)  # bad --classes: one line before any work
-    if check_engine_options(workers, scheduler, checkpoint, resume):
-        result = _prove_on_engine(lex, shape, min_score, classes, seed, workers, scheduler, checkpoint, resume, quiet)
-    else:
-        with _Progress(quiet) as progress:
-            result = run_proof(lex, shape, min_score, classes=classes, seed=seed, on_record=progress)
+    check_engine_options(workers, scheduler, checkpoint, resume)
+    result = _prove_on_engine(lex, shape, min_score, classes, seed, workers, scheduler, checkpoint, resume, quiet)
     if as_json:
         print(json.dumps({"lexicon": str(lex.path), **result.to_dict()}))
         return
