@@ -3,8 +3,11 @@
 For a class: walk it to get its entries (solver.proof.kernels), bound it; while
 the bound of a subclass reaches the target, force the next cell of the split
 order to each letter of its bucket; a board with every cell forced is scored
-exactly by the ordinary solver. When the subclass left is small (few boards),
-its boards are all scored exactly instead of bounded further.
+exactly by the ordinary solver. Once few cells are left to force (WALK_CELLS)
+or few rows are left (WALK_ROWS), the subclass's tree is built as nodes and the
+remaining cells are forced by the allocation-free walk (solver.proof.walk),
+which prunes on a looser bound but merges nothing; the boards it leaves are
+scored exactly.
 
 Memory per class, for R entry rows and C cells: the walk's buffer (2C + 12
 bytes a row, kept from class to class in this process), the sorted rows
@@ -19,7 +22,6 @@ and ENABLE2K classes hold at most a few million rows (3x3, default split).
 
 from __future__ import annotations
 
-import itertools
 import random
 import time
 from collections.abc import Callable
@@ -34,7 +36,8 @@ from .plan import ProofPlan, make_plan
 from .tables import tables_of
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
-ENUMERATE_BOARDS = 512       # a subclass of at most this many boards is scored board by board
+WALK_CELLS = 7               # with at most this many cells left to force, walk the tree instead of merging
+WALK_ROWS = 256              # ... or with at most this many entry rows left
 SCORE_BATCH = 4096           # boards scored exactly per call of the solver
 
 
@@ -192,17 +195,23 @@ class _Prover:
     """Branch and bound over one class."""
 
     def __init__(self, lexicon, plan: ProofPlan, class_id: int, min_score: int) -> None:
-        from . import kernels
+        from . import kernels, walk
 
         self.k = kernels
+        self.w = walk
         self.lexicon = lexicon
         self.plan = plan
         self.min_score = min_score
         self.shape = plan.shape
         index = {ch: i for i, ch in enumerate(lexicon.charset.letters)}
         self.cell_letters = plan.class_buckets(class_id)
-        self.codes = [np.array([index[ch] for ch in b], np.int64) for b in self.cell_letters]
+        self.codes = [np.array(sorted(index[ch] for ch in b), np.int64) for b in self.cell_letters]
         self.order = plan.order
+        self.letters = np.zeros((self.shape.cells, max(len(c) for c in self.codes)), np.int64)
+        self.letter_count = np.array([len(self.codes[c]) for c in self.order], np.int64)
+        for r, c in enumerate(self.order):
+            self.letters[r, :len(self.codes[c])] = self.codes[c]
+        self.walked = np.empty((1024, self.shape.cells), np.int64)
         self.nodes = 0
         self.scored = 0
         self.pending: list[np.ndarray] = []
@@ -226,17 +235,8 @@ class _Prover:
         if depth == cells:
             self._score(board[None, :].copy())
             return
-        rest = self.order[depth:]
-        boards = 1
-        for c in rest:
-            boards *= len(self.codes[c])
-            if boards > ENUMERATE_BOARDS:
-                break
-        if boards <= ENUMERATE_BOARDS:
-            grid = np.array(list(itertools.product(*(self.codes[c] for c in rest))), np.int64).reshape(-1, len(rest))
-            many = np.repeat(board[None, :], len(grid), axis=0)
-            many[:, list(rest)] = grid
-            self._score(many)
+        if cells - depth <= WALK_CELLS or len(tokens) <= WALK_ROWS:
+            self._walk(tokens, pts, base, depth, board)
             return
         cell = self.order[depth]
         out_tokens, out_pts = _scratch(depth, len(tokens), tokens.shape[1])
@@ -245,6 +245,22 @@ class _Prover:
             board[cell] = letter
             self._search(out_tokens[:rows], out_pts[:rows], sub_base, int(sub_bound), depth + 1, board)
         board[cell] = -1
+
+    def _walk(self, tokens, pts, base, depth, board) -> None:
+        """Force the cells left with the allocation-free walk (solver.proof.walk); score the boards
+        it leaves exactly."""
+        tree = self.w.build_tree(tokens, pts, base)
+        while True:
+            found, nodes = self.w.walk(*tree, depth, self.letters, self.letter_count, self.min_score, self.walked)
+            if found <= len(self.walked):
+                break
+            self.walked = np.empty((found, self.shape.cells), np.int64)
+        self.nodes += nodes
+        if found:
+            rest = list(self.order[depth:])
+            many = np.repeat(board[None, :], found, axis=0)
+            many[:, rest] = self.walked[:found, depth:]
+            self._score(many)
 
     def _score(self, boards: np.ndarray) -> None:
         self.pending.append(boards)
