@@ -4,7 +4,7 @@ For a class: walk it to get its entries (solver.proof.kernels), bound it; while
 the bound of a subclass reaches the target, force the next cell of the split
 order to each letter of its bucket; a board with every cell forced is scored
 exactly by the ordinary solver. Once few cells are left to force (WALK_CELLS)
-or few rows are left (WALK_ROWS), the subclass's tree is built as nodes and the
+or the bound is close to the target (WALK_BOUND), the subclass's tree is built as nodes and the
 remaining cells are forced by the allocation-free walk (solver.proof.walk),
 which prunes on a looser bound but merges nothing; the boards it leaves are
 scored exactly.
@@ -37,7 +37,7 @@ from .tables import tables_of
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
 WALK_CELLS = 7               # with at most this many cells left to force, walk the tree instead of merging
-WALK_ROWS = 256              # ... or with at most this many entry rows left
+WALK_BOUND = 2.5             # ... or once the bound is at most this many times the target
 SCORE_BATCH = 4096           # boards scored exactly per call of the solver
 
 
@@ -235,7 +235,7 @@ class _Prover:
         if depth == cells:
             self._score(board[None, :].copy())
             return
-        if cells - depth <= WALK_CELLS or len(tokens) <= WALK_ROWS:
+        if cells - depth <= WALK_CELLS or bound <= WALK_BOUND * self.min_score:
             self._walk(tokens, pts, base, depth, board)
             return
         cell = self.order[depth]
