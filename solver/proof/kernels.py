@@ -37,8 +37,8 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 @numba.njit(**_JIT)
 def class_walk(nodes, points, bucket_mask, nbrs, nbr_count, rank, letter_len, tokens, words, pts):
     """Every path of the class that spells a word: writes (sorted tokens, word node, points)
-    rows while there is room and returns how many there are (rerun with more room when the
-    count exceeds len(words)). nodes: the compact trie (solver.proof.tables); bucket_mask[cell]:
+    rows while there is room and returns (how many there are, the longest row's length); rerun
+    with more room when the count exceeds len(words). nodes: the compact trie (solver.proof.tables); bucket_mask[cell]:
     the letters the cell may hold."""
     cells = len(bucket_mask)
     cap = len(words)
@@ -51,6 +51,7 @@ def class_walk(nodes, points, bucket_mask, nbrs, nbr_count, rank, letter_len, to
     length = np.empty(cells, np.int64)
     row = np.empty(cells, np.int64)
     count = 0
+    longest = 0
     for start in range(cells):
         d = 0
         cell[0] = start
@@ -86,6 +87,7 @@ def class_walk(nodes, points, bucket_mask, nbrs, nbr_count, rank, letter_len, to
                         words[count] = kid
                         pts[count] = points[kid]
                     count += 1
+                    longest = max(longest, d + 1)
                 ni[d] = 0 if nodes[kid] >> 32 else nbr_count[c]
                 continue
             nb = nbrs[c, ni[d]]
@@ -100,7 +102,7 @@ def class_walk(nodes, points, bucket_mask, nbrs, nbr_count, rank, letter_len, to
             todo[d] = nxt
             ni[d] = nbr_count[nb]
             used |= np.int64(1) << nb
-    return count
+    return count, longest
 
 
 @numba.njit(**_JIT)

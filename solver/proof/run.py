@@ -140,7 +140,7 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
             buffers = _buffers[cells] = (np.empty((room, cells), np.int16), np.empty(room, np.int32),
                                          np.empty(room, np.int64))
         tokens, words, pts = buffers
-        count = kernels.class_walk(tables.nodes, tables.points, bucket_mask,
+        count, longest = kernels.class_walk(tables.nodes, tables.points, bucket_mask,
                                    geo.nbrs, geo.nbr_count, geo.rank, geo.letter_len, tokens, words, pts)
         if count <= len(words):
             break
@@ -150,12 +150,12 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
         buffers, need = None, count
         _buffers.pop(cells, None)
     tokens, words, pts = tokens[:count], words[:count], pts[:count]
-    width = int((tokens >= 0).sum(axis=1).max(initial=1)) if count else 1
+    width = max(int(longest), 1)
     if cells <= 16:
         out_tokens = np.empty((count, width), np.int16)
         out_pts = np.empty(count, np.int64)
         rows = kernels.sort_entries(tokens[:, :width], words, pts, out_tokens, out_pts)
-        return out_tokens[:rows].copy(), out_pts[:rows].copy()
+        return out_tokens[:rows], out_pts[:rows]
     tokens = np.ascontiguousarray(tokens[:, :width])
     # sort by tokens, then word; keep one row per (tokens, word); add up points per tokens
     order = np.lexsort((words,) + tuple(tokens[:, k] for k in range(width - 1, -1, -1)))
@@ -221,13 +221,15 @@ class _Prover:
     def run(self) -> int:
         tokens, pts = class_entries(self.lexicon, self.plan, self.cell_letters)
         board = np.full(self.shape.cells, -1, np.int64)
-        bound = int(self.k.tree_bound(tokens, pts, 0))
-        self._search(tokens, pts, 0, bound, 0, board)
+        tree = self.w.build_tree(tokens, pts, 0)  # its root's bound is the class's
+        bound = int(tree[-1][0])
+        self._search(tokens, pts, 0, bound, 0, board, tree)
         self._flush()
         return bound
 
-    def _search(self, tokens, pts, base, bound, depth, board) -> None:
-        """Branch on the subclass with `depth` cells of the split order forced (as in `board`)."""
+    def _search(self, tokens, pts, base, bound, depth, board, tree=None) -> None:
+        """Branch on the subclass with `depth` cells of the split order forced (as in `board`);
+        `tree`: its sum/choice tree when already built."""
         self.nodes += 1
         if bound < self.min_score:
             return
@@ -236,7 +238,7 @@ class _Prover:
             self._score(board[None, :].copy())
             return
         if cells - depth <= WALK_CELLS or bound <= WALK_BOUND * self.min_score:
-            self._walk(tokens, pts, base, depth, board)
+            self._walk(self.w.build_tree(tokens, pts, base) if tree is None else tree, depth, board)
             return
         cell = self.order[depth]
         out_tokens, out_pts = _scratch(depth, len(tokens), tokens.shape[1])
@@ -246,10 +248,9 @@ class _Prover:
             self._search(out_tokens[:rows], out_pts[:rows], sub_base, int(sub_bound), depth + 1, board)
         board[cell] = -1
 
-    def _walk(self, tokens, pts, base, depth, board) -> None:
-        """Force the cells left with the allocation-free walk (solver.proof.walk); score the boards
-        it leaves exactly."""
-        tree = self.w.build_tree(tokens, pts, base)
+    def _walk(self, tree, depth, board) -> None:
+        """Force the cells left with the allocation-free walk (solver.proof.walk) of the subclass's
+        tree; score the boards it leaves exactly."""
         while True:
             found, nodes = self.w.walk(*tree, depth, self.letters, self.letter_count, self.min_score, self.walked)
             if found <= len(self.walked):
