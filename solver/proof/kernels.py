@@ -228,11 +228,11 @@ def force(tokens, pts, token, base, out_tokens, out_pts):
 
 @numba.njit(**_JIT)
 def _radix_pass(key, perm, shift, out_key, out_perm, count):
-    """One stable counting-sort pass of (key, perm) on the 16 bits of key from `shift`;
+    """One stable counting-sort pass of (key, perm) on the 9 bits of key from `shift`;
     returns False (writing nothing) when those bits are all alike."""
     count[:] = 0
     for i in range(len(key)):
-        count[(key[i] >> shift) & 0xFFFF] += 1
+        count[(key[i] >> shift) & 511] += 1
     if count.max() == len(key):
         return False
     total = 0
@@ -241,7 +241,7 @@ def _radix_pass(key, perm, shift, out_key, out_perm, count):
         count[d] = total
         total += c
     for i in range(len(key)):
-        d = (key[i] >> shift) & 0xFFFF
+        d = (key[i] >> shift) & 511
         out_key[count[d]] = key[i]
         out_perm[count[d]] = perm[i]
         count[d] += 1
@@ -267,11 +267,11 @@ def sort_entries(tokens, words, pts, out_tokens, out_pts):
     key = np.empty(n, np.int64)
     spare_key = np.empty(n, np.int64)
     spare_perm = np.empty(n, np.int64)
-    count = np.empty(1 << 16, np.int64)
+    count = np.empty(512, np.int64)
     for lo in range(((width - 1) // 7) * 7, -1, -7):
         for i in range(n):
             key[i] = _pack(tokens, perm[i], lo, width)
-        for shift in range(0, 63, 16):
+        for shift in range(0, 63, 9):
             if _radix_pass(key, perm, shift, spare_key, spare_perm, count):
                 key, spare_key = spare_key, key
                 perm, spare_perm = spare_perm, perm
