@@ -1,22 +1,24 @@
 """Proving a score bound over every board of a shape: per class (`prove_class`) and in full (`prove`).
 
-For a class: walk it to get its entries (solver.proof.kernels), bound it; while
+For a class: walk it to get its entries (solver.proof.kernels) and build its
+sum/choice tree (solver.proof.walk), whose root's bound is the class's. While
 the bound of a subclass reaches the target, force the next cell of the split
-order to each letter of its bucket; a board with every cell forced is scored
-exactly by the ordinary solver. Once few cells are left to force (WALK_CELLS)
-or the bound is close to the target (WALK_BOUND), the subclass's tree is built as nodes and the
-remaining cells are forced by the allocation-free walk (solver.proof.walk),
-which prunes on a looser bound but merges nothing; the boards it leaves are
-scored exactly.
+order to each letter of its bucket by merging row lists; once few cells are
+left (WALK_CELLS) or the bound is within WALK_BOUND times the target, build
+the subclass's tree and force the remaining cells with the allocation-free
+walk, which prunes on a looser bound but merges nothing. The full boards it
+leaves are scored exactly by the ordinary solver.
 
 Memory per class, for R entry rows and C cells: the walk's buffer (2C + 12
-bytes a row, kept from class to class in this process), the sorted rows
-(2W + 8 bytes a row, W <= C the longest row) and, down the branch being
+bytes a row, kept from class to class in this process), the sort's keys
+(32 bytes a row while sorting), the sorted rows (2W + 8 bytes a row, W <= C
+the longest row), the class's tree (18 bytes a node, about 2.3 nodes a row:
+41 bytes a row on the largest ENABLE2K 3x3 class) and, down the branch being
 explored, one subclass buffer per forced cell, each no larger than its
-parent (also kept for the next class): at most about (2C + 12 + (C + 1) x
-(2W + 8)) x R bytes. A class whose walk would give more than MAX_ROWS rows
+parent (also kept for the next class): at most about (2C + 85 + (C + 1)
+x (2W + 8)) x R bytes. A class whose walk would give more than MAX_ROWS rows
 (2^25) is refused with an error asking for a finer split, so a class never
-needs more than about 16 GiB (12 cells); in practice subclasses shrink fast
+needs more than about 16.4 GiB (12 cells); in practice subclasses shrink fast
 and ENABLE2K classes hold at most a few million rows (3x3, default split).
 """
 
