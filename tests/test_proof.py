@@ -17,6 +17,7 @@ from boggle_dawg.solver.errors import ParameterError
 from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.proof import ClassRecord, class_entries, make_plan, prove, prove_class
 from boggle_dawg.solver.proof import kernels as K
+from boggle_dawg.solver.proof import walk as W
 from boggle_dawg.solver.search import canonical_codes
 
 from bruteforce import Reference
@@ -138,6 +139,51 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k):
             forced[cell] = letter
         full = [letters[forced[c]] for c in range(9)]
         assert int(K.tree_bound(t, p, base)) >= ref.score(_faces(full), 3, 3)
+
+
+@pytest.mark.parametrize("size,spec,seed", [((2, 2), "aeq,rstu", 21), ((2, 3), "ae,qrstu", 22),
+                                            ((3, 3), "ae,rs,t", 23)])
+def test_walk_leaves_every_board_reaching_the_target(make_lexicon, size, spec, seed):
+    """The deep walk, from a class and from its subclasses with the first cell forced, leaves
+    distinct boards of the subclass that include every board whose exact score reaches the
+    target, so scoring them gives exactly what exhaustive scoring finds."""
+    letters = SMALL if size != (3, 3) else "aerst"
+    words = _random_words(seed, letters, 300)
+    lex = open_lexicon(make_lexicon(words, letters.upper()))
+    plan = make_plan(lex, size, spec)
+    order, cells = list(plan.order), plan.shape.cells
+    rng = random.Random(seed)
+    for class_id in rng.sample(range(plan.class_count), min(4, plan.class_count)):
+        codes = [sorted(lex.charset.letters.index(ch) for ch in b) for b in plan.class_buckets(class_id)]
+        table = np.zeros((cells, max(map(len, codes))), np.int64)
+        for r, c in enumerate(order):
+            table[r, :len(codes[c])] = codes[c]
+        counts = np.array([len(codes[c]) for c in order], np.int64)
+        boards = np.array(list(itertools.product(*codes)), np.int64)
+        scores = lex.score_codes(boards, plan.shape)
+        tokens, pts = class_entries(lex, plan, plan.class_buckets(class_id))
+        subclasses = [(None, tokens, pts, 0)]
+        for letter in codes[order[0]]:
+            out_t, out_p = np.empty_like(tokens), np.empty_like(pts)
+            rows, base, _ = K.force(tokens, pts, letter, 0, out_t, out_p)
+            subclasses.append((letter, out_t[:rows], out_p[:rows], base))
+        for target in sorted(set(scores.tolist()))[-3:] + [1]:
+            for letter, t, p, base in subclasses:
+                rank0 = 0 if letter is None else 1
+                inside = np.ones(len(boards), bool) if letter is None else boards[:, order[0]] == letter
+                out = np.empty((len(boards), cells), np.int64)
+                found, nodes = W.walk(*W.build_tree(t, p, base), rank0, table, counts, target, out)
+                assert nodes >= 1 and found <= inside.sum()
+                walked = np.empty((found, cells), np.int64)
+                walked[:, order] = out[:found]
+                if letter is not None:
+                    walked[:, order[0]] = letter
+                left = {tuple(b) for b in walked.tolist()}
+                assert len(left) == found
+                expected = {tuple(b) for b in boards[inside & (scores >= target)].tolist()}
+                assert expected <= left, (class_id, letter, target)
+                exact = lex.score_codes(walked, plan.shape)
+                assert {tuple(b) for b, s in zip(walked.tolist(), exact) if s >= target} == expected
 
 
 def _enumerate(lex, shape, min_score):

@@ -37,8 +37,8 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 @numba.njit(**_JIT)
 def class_walk(nodes, points, bucket_mask, nbrs, nbr_count, rank, letter_len, tokens, words, pts):
     """Every path of the class that spells a word: writes (sorted tokens, word node, points)
-    rows while there is room and returns how many there are (rerun with more room when the
-    count exceeds len(words)). nodes: the compact trie (solver.proof.tables); bucket_mask[cell]:
+    rows while there is room and returns (how many there are, the longest row's length); rerun
+    with more room when the count exceeds len(words). nodes: the compact trie (solver.proof.tables); bucket_mask[cell]:
     the letters the cell may hold."""
     cells = len(bucket_mask)
     cap = len(words)
@@ -51,6 +51,7 @@ def class_walk(nodes, points, bucket_mask, nbrs, nbr_count, rank, letter_len, to
     length = np.empty(cells, np.int64)
     row = np.empty(cells, np.int64)
     count = 0
+    longest = 0
     for start in range(cells):
         d = 0
         cell[0] = start
@@ -86,6 +87,7 @@ def class_walk(nodes, points, bucket_mask, nbrs, nbr_count, rank, letter_len, to
                         words[count] = kid
                         pts[count] = points[kid]
                     count += 1
+                    longest = max(longest, d + 1)
                 ni[d] = 0 if nodes[kid] >> 32 else nbr_count[c]
                 continue
             nb = nbrs[c, ni[d]]
@@ -100,7 +102,7 @@ def class_walk(nodes, points, bucket_mask, nbrs, nbr_count, rank, letter_len, to
             todo[d] = nxt
             ni[d] = nbr_count[nb]
             used |= np.int64(1) << nb
-    return count
+    return count, longest
 
 
 @numba.njit(**_JIT)
@@ -225,59 +227,77 @@ def force(tokens, pts, token, base, out_tokens, out_pts):
 
 
 @numba.njit(**_JIT)
-def _later(tokens, words, a, b, head):
-    """Whether row a sorts after row b, comparing tokens from column `head` on, then words."""
-    for k in range(head, tokens.shape[1]):
-        if tokens[a, k] != tokens[b, k]:
-            return tokens[a, k] > tokens[b, k]
-    return words[a] > words[b]
+def _radix_pass(key, perm, shift, out_key, out_perm, count):
+    """One stable counting-sort pass of (key, perm) on the 9 bits of key from `shift`;
+    returns False (writing nothing) when those bits are all alike."""
+    count[:] = 0
+    for i in range(len(key)):
+        count[(key[i] >> shift) & 511] += 1
+    if count.max() == len(key):
+        return False
+    total = 0
+    for d in range(len(count)):
+        c = count[d]
+        count[d] = total
+        total += c
+    for i in range(len(key)):
+        d = (key[i] >> shift) & 511
+        out_key[count[d]] = key[i]
+        out_perm[count[d]] = perm[i]
+        count[d] += 1
+    return True
+
+
+@numba.njit(**_JIT)
+def _pack(tokens, i, lo, hi):
+    k = 0
+    for j in range(lo, lo + 7):
+        k = (k << 9) | (tokens[i, j] + 1 if j < hi else 0)
+    return k
 
 
 @numba.njit(**_JIT)
 def sort_entries(tokens, words, pts, out_tokens, out_pts):
-    """Sort the walk's rows (tokens, then word), keep one row per (tokens, word) and add up the
-    points of rows with equal tokens: writes the distinct rows to out_* and returns how many.
-    Tokens must be below 511 (16 cells at most): the first 7 columns are packed 9 bits each
-    into one sort key; rows tied on it are put in order by insertion sort."""
+    """Sort the walk's rows by tokens, keep one row per (tokens, word) and add up the points of
+    rows with equal tokens: writes the distinct rows to out_* and returns how many. Tokens must
+    be below 511 (16 cells at most): 7 columns at a time are packed 9 bits each into a key, and
+    a stable radix sort orders the rows by the later keys, then the earlier ones."""
     n, width = tokens.shape
-    head = min(width, 7)
+    perm = np.arange(n)
     key = np.empty(n, np.int64)
-    for i in range(n):
-        k = 0
-        for j in range(7):
-            k = (k << 9) | (tokens[i, j] + 1 if j < head else 0)
-        key[i] = k
-    perm = np.argsort(key)
-    i = 0
-    while i < n:
-        j = i + 1
-        while j < n and key[perm[j]] == key[perm[i]]:
-            j += 1
-        for a in range(i + 1, j):  # insertion sort of the tie
-            row = perm[a]
-            b = a
-            while b > i and _later(tokens, words, perm[b - 1], row, head):
-                perm[b] = perm[b - 1]
-                b -= 1
-            perm[b] = row
-        i = j
+    spare_key = np.empty(n, np.int64)
+    spare_perm = np.empty(n, np.int64)
+    count = np.empty(512, np.int64)
+    for lo in range(((width - 1) // 7) * 7, -1, -7):
+        for i in range(n):
+            key[i] = _pack(tokens, perm[i], lo, width)
+        for shift in range(0, 63, 9):
+            if _radix_pass(key, perm, shift, spare_key, spare_perm, count):
+                key, spare_key = spare_key, key
+                perm, spare_perm = spare_perm, perm
     out = -1
-    prev = -1
+    group = 0  # the first row of the current run of equal tokens
     for a in range(n):
         row = perm[a]
-        same = prev >= 0 and key[row] == key[prev]
+        same = a > 0
         if same:
-            for k in range(head, width):
+            prev = perm[a - 1]
+            for k in range(width):
                 if tokens[row, k] != tokens[prev, k]:
                     same = False
                     break
         if same:
-            if words[row] != words[prev]:
+            seen = False
+            for b in range(group, a):
+                if words[perm[b]] == words[row]:
+                    seen = True
+                    break
+            if not seen:
                 out_pts[out] += pts[row]
         else:
+            group = a
             out += 1
             for k in range(width):
                 out_tokens[out, k] = tokens[row, k]
             out_pts[out] = pts[row]
-        prev = row
     return out + 1

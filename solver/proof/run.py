@@ -1,25 +1,29 @@
 """Proving a score bound over every board of a shape: per class (`prove_class`) and in full (`prove`).
 
-For a class: walk it to get its entries (solver.proof.kernels), bound it; while
+For a class: walk it to get its entries (solver.proof.kernels) and build its
+sum/choice tree (solver.proof.walk), whose root's bound is the class's. While
 the bound of a subclass reaches the target, force the next cell of the split
-order to each letter of its bucket; a board with every cell forced is scored
-exactly by the ordinary solver. When the subclass left is small (few boards),
-its boards are all scored exactly instead of bounded further.
+order to each letter of its bucket by merging row lists; once few cells are
+left (WALK_CELLS) or the bound is within WALK_BOUND times the target, build
+the subclass's tree and force the remaining cells with the allocation-free
+walk, which prunes on a looser bound but merges nothing. The full boards it
+leaves are scored exactly by the ordinary solver.
 
 Memory per class, for R entry rows and C cells: the walk's buffer (2C + 12
-bytes a row, kept from class to class in this process), the sorted rows
-(2W + 8 bytes a row, W <= C the longest row) and, down the branch being
+bytes a row, kept from class to class in this process), the sort's keys
+(32 bytes a row while sorting), the sorted rows (2W + 8 bytes a row, W <= C
+the longest row), the class's tree (18 bytes a node, about 2.3 nodes a row:
+41 bytes a row on the largest ENABLE2K 3x3 class) and, down the branch being
 explored, one subclass buffer per forced cell, each no larger than its
-parent (also kept for the next class): at most about (2C + 12 + (C + 1) x
-(2W + 8)) x R bytes. A class whose walk would give more than MAX_ROWS rows
+parent (also kept for the next class): at most about (2C + 85 + (C + 1)
+x (2W + 8)) x R bytes. A class whose walk would give more than MAX_ROWS rows
 (2^25) is refused with an error asking for a finer split, so a class never
-needs more than about 16 GiB (12 cells); in practice subclasses shrink fast
+needs more than about 16.4 GiB (12 cells); in practice subclasses shrink fast
 and ENABLE2K classes hold at most a few million rows (3x3, default split).
 """
 
 from __future__ import annotations
 
-import itertools
 import random
 import time
 from collections.abc import Callable
@@ -34,7 +38,8 @@ from .plan import ProofPlan, make_plan
 from .tables import tables_of
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
-ENUMERATE_BOARDS = 512       # a subclass of at most this many boards is scored board by board
+WALK_CELLS = 7               # with at most this many cells left to force, walk the tree instead of merging
+WALK_BOUND = 2.5             # ... or once the bound is at most this many times the target
 SCORE_BATCH = 4096           # boards scored exactly per call of the solver
 
 
@@ -137,7 +142,7 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
             buffers = _buffers[cells] = (np.empty((room, cells), np.int16), np.empty(room, np.int32),
                                          np.empty(room, np.int64))
         tokens, words, pts = buffers
-        count = kernels.class_walk(tables.nodes, tables.points, bucket_mask,
+        count, longest = kernels.class_walk(tables.nodes, tables.points, bucket_mask,
                                    geo.nbrs, geo.nbr_count, geo.rank, geo.letter_len, tokens, words, pts)
         if count <= len(words):
             break
@@ -147,12 +152,12 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
         buffers, need = None, count
         _buffers.pop(cells, None)
     tokens, words, pts = tokens[:count], words[:count], pts[:count]
-    width = int((tokens >= 0).sum(axis=1).max(initial=1)) if count else 1
+    width = max(int(longest), 1)
     if cells <= 16:
         out_tokens = np.empty((count, width), np.int16)
         out_pts = np.empty(count, np.int64)
         rows = kernels.sort_entries(tokens[:, :width], words, pts, out_tokens, out_pts)
-        return out_tokens[:rows].copy(), out_pts[:rows].copy()
+        return out_tokens[:rows], out_pts[:rows]
     tokens = np.ascontiguousarray(tokens[:, :width])
     # sort by tokens, then word; keep one row per (tokens, word); add up points per tokens
     order = np.lexsort((words,) + tuple(tokens[:, k] for k in range(width - 1, -1, -1)))
@@ -192,17 +197,23 @@ class _Prover:
     """Branch and bound over one class."""
 
     def __init__(self, lexicon, plan: ProofPlan, class_id: int, min_score: int) -> None:
-        from . import kernels
+        from . import kernels, walk
 
         self.k = kernels
+        self.w = walk
         self.lexicon = lexicon
         self.plan = plan
         self.min_score = min_score
         self.shape = plan.shape
         index = {ch: i for i, ch in enumerate(lexicon.charset.letters)}
         self.cell_letters = plan.class_buckets(class_id)
-        self.codes = [np.array([index[ch] for ch in b], np.int64) for b in self.cell_letters]
+        self.codes = [np.array(sorted(index[ch] for ch in b), np.int64) for b in self.cell_letters]
         self.order = plan.order
+        self.letters = np.zeros((self.shape.cells, max(len(c) for c in self.codes)), np.int64)
+        self.letter_count = np.array([len(self.codes[c]) for c in self.order], np.int64)
+        for r, c in enumerate(self.order):
+            self.letters[r, :len(self.codes[c])] = self.codes[c]
+        self.walked = np.empty((1024, self.shape.cells), np.int64)
         self.nodes = 0
         self.scored = 0
         self.pending: list[np.ndarray] = []
@@ -212,13 +223,15 @@ class _Prover:
     def run(self) -> int:
         tokens, pts = class_entries(self.lexicon, self.plan, self.cell_letters)
         board = np.full(self.shape.cells, -1, np.int64)
-        bound = int(self.k.tree_bound(tokens, pts, 0))
-        self._search(tokens, pts, 0, bound, 0, board)
+        tree = self.w.build_tree(tokens, pts, 0)  # its root's bound is the class's
+        bound = int(tree[-1][0])
+        self._search(tokens, pts, 0, bound, 0, board, tree)
         self._flush()
         return bound
 
-    def _search(self, tokens, pts, base, bound, depth, board) -> None:
-        """Branch on the subclass with `depth` cells of the split order forced (as in `board`)."""
+    def _search(self, tokens, pts, base, bound, depth, board, tree=None) -> None:
+        """Branch on the subclass with `depth` cells of the split order forced (as in `board`);
+        `tree`: its sum/choice tree when already built."""
         self.nodes += 1
         if bound < self.min_score:
             return
@@ -226,17 +239,8 @@ class _Prover:
         if depth == cells:
             self._score(board[None, :].copy())
             return
-        rest = self.order[depth:]
-        boards = 1
-        for c in rest:
-            boards *= len(self.codes[c])
-            if boards > ENUMERATE_BOARDS:
-                break
-        if boards <= ENUMERATE_BOARDS:
-            grid = np.array(list(itertools.product(*(self.codes[c] for c in rest))), np.int64).reshape(-1, len(rest))
-            many = np.repeat(board[None, :], len(grid), axis=0)
-            many[:, list(rest)] = grid
-            self._score(many)
+        if cells - depth <= WALK_CELLS or bound <= WALK_BOUND * self.min_score:
+            self._walk(self.w.build_tree(tokens, pts, base) if tree is None else tree, depth, board)
             return
         cell = self.order[depth]
         out_tokens, out_pts = _scratch(depth, len(tokens), tokens.shape[1])
@@ -245,6 +249,21 @@ class _Prover:
             board[cell] = letter
             self._search(out_tokens[:rows], out_pts[:rows], sub_base, int(sub_bound), depth + 1, board)
         board[cell] = -1
+
+    def _walk(self, tree, depth, board) -> None:
+        """Force the cells left with the allocation-free walk (solver.proof.walk) of the subclass's
+        tree; score the boards it leaves exactly."""
+        while True:
+            found, nodes = self.w.walk(*tree, depth, self.letters, self.letter_count, self.min_score, self.walked)
+            if found <= len(self.walked):
+                break
+            self.walked = np.empty((found, self.shape.cells), np.int64)
+        self.nodes += nodes
+        if found:
+            rest = list(self.order[depth:])
+            many = np.repeat(board[None, :], found, axis=0)
+            many[:, rest] = self.walked[:found, depth:]
+            self._score(many)
 
     def _score(self, boards: np.ndarray) -> None:
         self.pending.append(boards)
