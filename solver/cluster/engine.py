@@ -207,6 +207,11 @@ class Engine:
                     time.sleep(POLL_SECONDS)
                     continue
                 for future in batch:
+                    if future.status not in ("finished", "error", "cancelled"):
+                        # Lost with a dying worker after as_completed saw it: the scheduler runs it
+                        # again elsewhere, so wait for it once more.
+                        pending.add(future)
+                        continue
                     task = futures.pop(future)
                     if future.status != "finished":
                         outcome.failures += 1
