@@ -168,6 +168,12 @@ def test_ctrl_c_on_a_local_cluster_keeps_the_finished_tasks(lexicon_dir, tmp_pat
     assert 1 <= done < 6 and f"seed 3: {done} of 6 tasks, " in stdout
 
 
+def _recorded_tasks(checkpoint: Path) -> list:
+    """The task ids of a checkpoint's complete record lines (none when there is no file yet)."""
+    lines = checkpoint.read_bytes().splitlines() if checkpoint.exists() else []
+    return [json.loads(line)["task"] for line in lines[1:] if line.endswith(b"}")]
+
+
 def test_the_driver_killed_20_times_and_resumed_gives_the_same_answer(cluster, lexicon_dir, reference, tmp_path):
     checkpoint = tmp_path / "run.ckpt"
     command = [sys.executable, "-m", "boggle_dawg.dawg_solve", "search", str(lexicon_dir), "--size", "3x3",
@@ -175,16 +181,25 @@ def test_the_driver_killed_20_times_and_resumed_gives_the_same_answer(cluster, l
                "--scheduler", cluster, "--checkpoint", str(checkpoint), "--resume"]
     chance = random.Random(20)
     counts = []
-    for _ in range(20):
+    for kill in range(20):
+        before = len(_recorded_tasks(checkpoint))
         driver = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(chance.uniform(0.2, 1.8))
+        if kill % 2:  # at a random moment: starting up, connecting, or running
+            time.sleep(chance.uniform(0.2, 1.8))
+        else:  # just after a record lands, so that kills fall mid-run however fast the machine is
+            deadline = time.monotonic() + 60
+            while (driver.poll() is None and len(_recorded_tasks(checkpoint)) == before
+                   and time.monotonic() < deadline):
+                time.sleep(0.002)
+            time.sleep(chance.uniform(0, 0.02))
         driver.send_signal(signal.SIGKILL)
         driver.wait()
-        lines = checkpoint.read_bytes().splitlines() if checkpoint.exists() else []
-        tasks = [json.loads(line)["task"] for line in lines[1:] if line.endswith(b"}")]
+        tasks = _recorded_tasks(checkpoint)
         assert len(tasks) == len(set(tasks)), "a task recorded twice"
         counts.append(len(tasks))
-    assert any(0 < count < TASKS for count in counts), counts  # killed mid-run, with some tasks recorded
+        if len(tasks) == TASKS:  # the run finished before the kill: start another, for later kills to cut
+            checkpoint.unlink()
+    assert sum(0 < count < TASKS for count in counts) >= 5, counts  # killed mid-run, with some tasks recorded
     final = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert final.returncode == 0, final.stderr
     assert _answer(json.loads(final.stdout)) == _reference_answer(reference)
