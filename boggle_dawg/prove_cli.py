@@ -4,7 +4,7 @@ The proof itself is `solver.proof`; its classes run as tasks on the Dask engine
 (`solver.cluster`): a local cluster of one worker process per core unless
 --workers or --scheduler say otherwise, the same path for one machine and many.
 This module reads the options, shows progress on stderr (classes done of all,
-workers, boards found, an estimate of the time left over the shuffled class
+workers, the best board so far, an estimate of the time left over the shuffled class
 order) and prints the boards found and the statement the proof makes.
 """
 
@@ -64,13 +64,11 @@ def prove(
     upper bound rules it out or it is split further, down to single boards scored exactly.
     The classes run on a local Dask cluster (one worker per core) or on --scheduler's workers.
     """
-    from .solver.proof import make_plan
-    from .solver.proof.run import _check_min_score
+    from .solver.proof.run import check_min_score
 
     shape = parse_size(size)
-    _check_min_score(min_score)
+    check_min_score(min_score)
     lex = cli_lexicon(file, fmt)
-    make_plan(lex, shape, classes)  # bad --classes: one line before any work
     check_engine_options(workers, scheduler, checkpoint, resume)
     result = _prove_on_engine(lex, shape, min_score, classes, seed, workers, scheduler, checkpoint, resume, quiet)
     if as_json:

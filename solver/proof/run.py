@@ -117,7 +117,7 @@ def _check_plan(lexicon, plan: ProofPlan) -> None:
                              f"{lexicon.charset.letters.upper()}")
 
 
-def _check_min_score(min_score) -> int:
+def check_min_score(min_score) -> int:
     if isinstance(min_score, bool) or not isinstance(min_score, (int, np.integer)) or min_score < 1:
         raise ParameterError("min_score", f"must be a positive whole number, got {min_score!r}")
     return int(min_score)
@@ -291,7 +291,7 @@ def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int) -> Clas
     """Every board of class `class_id` scoring at least `min_score`, in canonical form
     (distinct, best first), with the class's root bound."""
     _check_plan(lexicon, plan)
-    min_score = _check_min_score(min_score)
+    min_score = check_min_score(min_score)
     if isinstance(class_id, bool) or not isinstance(class_id, (int, np.integer)):
         raise ParameterError("class_id", f"must be a whole number, got {class_id!r}")
     class_id = int(class_id)
@@ -313,7 +313,7 @@ def prove(lexicon, shape: Shape | tuple[int, int], min_score: int, classes: str 
     """Every board of `shape` scoring at least `min_score` (canonical, best first, each once):
     all canonical classes proved in this process, in an order shuffled by `seed`;
     `on_record(record, done, total)` is called after each class."""
-    min_score = _check_min_score(min_score)
+    min_score = check_min_score(min_score)
     plan = make_plan(lexicon, shape, classes)
     start, cpu_start = time.perf_counter(), time.process_time()
     ids = plan.canonical_ids()
