@@ -30,26 +30,49 @@ import numpy as np
 
 from .. import jit  # noqa: F401 (registers the popcount and lowest_bit intrinsics)
 from ..kernels import lowest_bit, popcount
+from .tables import LETTER_BITS as LETTERS
+from .tables import POINTS_SHIFT
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
+KEY_RANKS = 12      # ranks per key word: 5 bits each (see `class_walk`)
+SKIPPED = 31        # the symbol of a rank a row passes over (letters are 1..26, 0 ends the row)
+
+
+def key_words(cells: int) -> int:
+    """How many int64 words a row's key takes on a board of `cells` cells."""
+    return (cells + KEY_RANKS - 1) // KEY_RANKS
+
+
 @numba.njit(**_JIT)
-def class_walk(nodes, points, bucket_mask, nbrs, nbr_count, rank, letter_len, tokens, words, pts):
-    """Every path of the class that spells a word: writes (sorted tokens, word node, points)
-    rows while there is room and returns (how many there are, the longest row's length); rerun
-    with more room when the count exceeds len(words). nodes: the compact trie (solver.proof.tables); bucket_mask[cell]:
-    the letters the cell may hold."""
+def _symbol_shift(r):
+    return 5 * (KEY_RANKS - 1 - r % KEY_RANKS)
+
+
+@numba.njit(**_JIT)
+def class_walk(nodes, bucket_mask, nbrs, nbr_count, rank, keys, payload):
+    """Every path of the class that spells a word, as a row: its key and payload (word node << 16
+    | points), written while there is room; returns (how many there are, the longest row's
+    length); rerun with more room when the count exceeds len(payload). nodes: the compact trie
+    (solver.proof.tables), points in its words; bucket_mask[cell]: the letters the cell may hold.
+
+    A row's key spells its (rank, letter) tokens in rank order, 5 bits per rank, rank 0 the
+    most significant, KEY_RANKS ranks per int64 word: 1 + the letter for a rank the path holds,
+    SKIPPED for one it passes over (a later rank is held) and 0 after its last; so keys compare
+    as the token rows do, a row before the rows it is a prefix of, and the walk needs no sorting
+    of tokens."""
     cells = len(bucket_mask)
-    cap = len(words)
-    width = tokens.shape[1]
+    cap = len(payload)
+    kw = keys.shape[1]
     cell = np.empty(cells, np.int64)
     todo = np.empty(cells, np.int64)   # letters still to try at this depth
     ni = np.empty(cells, np.int64)     # next neighbour to try for the current letter
     node = np.empty(cells, np.int64)
-    let = np.empty(cells, np.int64)
-    length = np.empty(cells, np.int64)
-    row = np.empty(cells, np.int64)
+    kids = np.empty(cells, np.int64)   # the letters the node's children are for
+    held = np.zeros(cells + 1, np.int64)   # the ranks the path holds (bits), per depth
+    top = np.zeros(cells + 1, np.int64)    # one more than the highest of them
+    acc = np.zeros((cells + 1, kw), np.int64)  # the key's letter symbols so far
     count = 0
     longest = 0
     for start in range(cells):
@@ -71,30 +94,34 @@ def class_walk(nodes, points, bucket_mask, nbrs, nbr_count, rank, letter_len, to
                 word = nodes[0 if d == 0 else node[d - 1]]
                 kid = (word & 0xFFFFFFFF) + popcount((word >> 32) & ((np.int64(1) << letter) - 1))
                 node[d] = kid
-                let[d] = letter
-                length[d] = (0 if d == 0 else length[d - 1]) + letter_len[letter]
-                if points[kid] > 0:
+                word = nodes[kid]
+                kids[d] = (word >> 32) & LETTERS
+                r = rank[c]
+                held[d + 1] = held[d] | (np.int64(1) << r)
+                top[d + 1] = max(top[d], r + 1)
+                for w in range(kw):
+                    acc[d + 1, w] = acc[d, w]
+                acc[d + 1, r // KEY_RANKS] |= np.int64(letter + 1) << _symbol_shift(r)
+                points = word >> POINTS_SHIFT
+                if points > 0:
                     if count < cap:
-                        for k in range(d + 1):  # insertion sort of the path's tokens
-                            tok = rank[cell[k]] * 32 + let[k]
-                            j = k
-                            while j > 0 and row[j - 1] > tok:
-                                row[j] = row[j - 1]
-                                j -= 1
-                            row[j] = tok
-                        for k in range(width):
-                            tokens[count, k] = row[k] if k <= d else -1
-                        words[count] = kid
-                        pts[count] = points[kid]
+                        for w in range(kw):
+                            keys[count, w] = acc[d + 1, w]
+                        gaps = ~held[d + 1] & ((np.int64(1) << top[d + 1]) - 1)
+                        while gaps:
+                            g = lowest_bit(gaps)
+                            keys[count, g // KEY_RANKS] |= np.int64(SKIPPED) << _symbol_shift(g)
+                            gaps &= gaps - 1
+                        payload[count] = (kid << 16) | points
                     count += 1
                     longest = max(longest, d + 1)
-                ni[d] = 0 if nodes[kid] >> 32 else nbr_count[c]
+                ni[d] = 0 if kids[d] else nbr_count[c]
                 continue
             nb = nbrs[c, ni[d]]
             ni[d] += 1
             if (used >> nb) & 1:
                 continue
-            nxt = (nodes[node[d]] >> 32) & bucket_mask[nb]
+            nxt = kids[d] & bucket_mask[nb]
             if nxt == 0:
                 continue
             d += 1
@@ -227,12 +254,13 @@ def force(tokens, pts, token, base, out_tokens, out_pts):
 
 
 @numba.njit(**_JIT)
-def _radix_pass(key, perm, shift, out_key, out_perm, count):
-    """One stable counting-sort pass of (key, perm) on the 9 bits of key from `shift`;
-    returns False (writing nothing) when those bits are all alike."""
+def _radix_pass(key, pay, perm, shift, out_key, out_pay, out_perm, count):
+    """One stable counting-sort pass of (key, pay, perm) on the 12 bits of key from `shift`
+    (perm: empty when not carried); returns False (writing nothing) when those bits are all
+    alike."""
     count[:] = 0
     for i in range(len(key)):
-        count[(key[i] >> shift) & 511] += 1
+        count[(key[i] >> shift) & 4095] += 1
     if count.max() == len(key):
         return False
     total = 0
@@ -240,64 +268,72 @@ def _radix_pass(key, perm, shift, out_key, out_perm, count):
         c = count[d]
         count[d] = total
         total += c
+    carry = len(perm) > 0
     for i in range(len(key)):
-        d = (key[i] >> shift) & 511
-        out_key[count[d]] = key[i]
-        out_perm[count[d]] = perm[i]
-        count[d] += 1
+        d = (key[i] >> shift) & 4095
+        at = count[d]
+        out_key[at] = key[i]
+        out_pay[at] = pay[i]
+        if carry:
+            out_perm[at] = perm[i]
+        count[d] = at + 1
     return True
 
 
 @numba.njit(**_JIT)
-def _pack(tokens, i, lo, hi):
-    k = 0
-    for j in range(lo, lo + 7):
-        k = (k << 9) | (tokens[i, j] + 1 if j < hi else 0)
-    return k
-
-
-@numba.njit(**_JIT)
-def sort_entries(tokens, words, pts, out_tokens, out_pts):
-    """Sort the walk's rows by tokens, keep one row per (tokens, word) and add up the points of
-    rows with equal tokens: writes the distinct rows to out_* and returns how many. Tokens must
-    be below 511 (16 cells at most): 7 columns at a time are packed 9 bits each into a key, and
-    a stable radix sort orders the rows by the later keys, then the earlier ones."""
-    n, width = tokens.shape
-    perm = np.arange(n)
+def sort_entries(keys, payload, cells, out_tokens, out_pts):
+    """Sort the walk's rows by key, keep one row per (key, word), add up the points of rows with
+    equal keys, and write the distinct rows as tokens to out_* (width: the longest row);
+    returns how many. A stable radix sort, 12 bits a pass, orders the rows by the later key
+    words, then the earlier ones, skipping passes whose bits are all alike; payloads travel
+    with their keys, so the final pass reads in order (the row numbers travel too, to find
+    the other key words, only when a key takes more than one)."""
+    n, kw = keys.shape
+    width = out_tokens.shape[1]
+    perm = np.arange(n) if kw > 1 else np.empty(0, np.int64)
+    spare_perm = np.empty(len(perm), np.int64)
     key = np.empty(n, np.int64)
+    pay = payload.copy()
     spare_key = np.empty(n, np.int64)
-    spare_perm = np.empty(n, np.int64)
-    count = np.empty(512, np.int64)
-    for lo in range(((width - 1) // 7) * 7, -1, -7):
+    spare_pay = np.empty(n, np.int64)
+    count = np.empty(4096, np.int64)
+    for w in range(kw - 1, -1, -1):
         for i in range(n):
-            key[i] = _pack(tokens, perm[i], lo, width)
-        for shift in range(0, 63, 9):
-            if _radix_pass(key, perm, shift, spare_key, spare_perm, count):
+            key[i] = keys[perm[i], w] if kw > 1 else keys[i, w]
+        low = 5 * (KEY_RANKS - min(KEY_RANKS, cells - w * KEY_RANKS))  # the bits below hold no rank
+        for shift in range(low, 5 * KEY_RANKS, 12):
+            if _radix_pass(key, pay, perm, shift, spare_key, spare_pay, spare_perm, count):
                 key, spare_key = spare_key, key
+                pay, spare_pay = spare_pay, pay
                 perm, spare_perm = spare_perm, perm
     out = -1
-    group = 0  # the first row of the current run of equal tokens
+    group = 0  # the first row of the current run of equal keys
     for a in range(n):
-        row = perm[a]
-        same = a > 0
-        if same:
-            prev = perm[a - 1]
-            for k in range(width):
-                if tokens[row, k] != tokens[prev, k]:
-                    same = False
-                    break
+        same = a > 0 and key[a] == key[a - 1]
+        for w in range(1, kw):
+            if same and keys[perm[a], w] != keys[perm[a - 1], w]:
+                same = False
         if same:
             seen = False
             for b in range(group, a):
-                if words[perm[b]] == words[row]:
+                if pay[b] >> 16 == pay[a] >> 16:
                     seen = True
                     break
             if not seen:
-                out_pts[out] += pts[row]
-        else:
-            group = a
-            out += 1
-            for k in range(width):
-                out_tokens[out, k] = tokens[row, k]
-            out_pts[out] = pts[row]
+                out_pts[out] += pay[a] & 0xFFFF
+            continue
+        group = a
+        out += 1
+        out_pts[out] = pay[a] & 0xFFFF
+        k = 0
+        for r in range(cells):
+            word = key[a] if r < KEY_RANKS else keys[perm[a], r // KEY_RANKS]
+            symbol = (word >> _symbol_shift(r)) & 31
+            if symbol == 0:
+                break
+            if symbol != SKIPPED:
+                out_tokens[out, k] = r * 32 + symbol - 1
+                k += 1
+        for j in range(k, width):
+            out_tokens[out, j] = -1
     return out + 1

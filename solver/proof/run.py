@@ -9,17 +9,18 @@ the subclass's tree and force the remaining cells with the allocation-free
 walk, which prunes on a looser bound but merges nothing. The full boards it
 leaves are scored exactly by the ordinary solver.
 
-Memory per class, for R entry rows and C cells: the walk's buffer (2C + 12
-bytes a row, kept from class to class in this process), the sort's keys
-(32 bytes a row while sorting), the sorted rows (2W + 8 bytes a row, W <= C
-the longest row), the class's tree (18 bytes a node, about 2.3 nodes a row:
-41 bytes a row on the largest ENABLE2K 3x3 class) and, down the branch being
-explored, one subclass buffer per forced cell, each no larger than its
-parent (also kept for the next class): at most about (2C + 85 + (C + 1)
-x (2W + 8)) x R bytes. A class whose walk would give more than MAX_ROWS rows
-(2^25) is refused with an error asking for a finer split, so a class never
-needs more than about 16.4 GiB (12 cells); in practice subclasses shrink fast
-and ENABLE2K classes hold at most a few million rows (3x3, default split).
+Memory per class, for R entry rows and C cells (K = ceil(C / 12) key words a
+row, W <= C the longest row): the walk's buffer (8K + 8 bytes a row, kept from
+class to class in this process), the sort's arrays (32 bytes a row while
+sorting, 48 when K > 1), the sorted rows (2W + 8 bytes a row), a tree while
+one is walked (14 bytes a node, about 3.2 nodes a row on ENABLE2K 3x4
+classes: 45 bytes a row) and, down the branch being explored, one subclass
+buffer per forced cell, each no larger than its parent (also kept for the
+next class): at most about (8K + 8) + (C + 1) x (2W + 8) + 45 bytes a row,
+477 at 12 cells. A class whose walk would give more than MAX_ROWS rows (2^25)
+is refused with an error asking for a finer split, so a class never needs
+more than about 15 GiB (12 cells); in practice subclasses shrink fast and
+ENABLE2K classes of the default splits hold at most a few million rows.
 """
 
 from __future__ import annotations
@@ -88,25 +89,21 @@ class ProofResult:
                 "fingerprint": self.fingerprint}
 
 
-_buffers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # the walk's rows, kept for the next class
+_buffers: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # the walk's rows, kept for the next class
 
 
 class _Geometry:
     """The per-shape arrays the class walk needs."""
 
-    def __init__(self, plan: ProofPlan, q_index: int) -> None:
+    def __init__(self, plan: ProofPlan) -> None:
         shape = plan.shape
         nbrs = neighbours(shape)
         self.nbrs = np.full((shape.cells, 8), -1, np.int64)
         for c, ns in enumerate(nbrs):
             self.nbrs[c, :len(ns)] = ns
         self.nbr_count = np.array([len(ns) for ns in nbrs], np.int64)
-        self.order = np.array(plan.order, np.int64)
         self.rank = np.empty(shape.cells, np.int64)
-        self.rank[self.order] = np.arange(shape.cells)
-        self.letter_len = np.ones(len(plan.charset), np.int64)
-        if q_index >= 0:
-            self.letter_len[q_index] = 2
+        self.rank[list(plan.order)] = np.arange(shape.cells)
 
 
 def _check_plan(lexicon, plan: ProofPlan) -> None:
@@ -130,7 +127,7 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
     from . import kernels
 
     tables = tables_of(lexicon)
-    geo = _Geometry(plan, lexicon.charset.letters.find("q"))
+    geo = _Geometry(plan)
     index = {ch: i for i, ch in enumerate(lexicon.charset.letters)}
     bucket_mask = np.array([sum(1 << index[ch] for ch in b) for b in cell_letters], np.int64)
     cells = plan.shape.cells
@@ -138,38 +135,22 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
     need = 1 << 18
     while True:
         if buffers is None:
-            room = need
-            buffers = _buffers[cells] = (np.empty((room, cells), np.int16), np.empty(room, np.int32),
-                                         np.empty(room, np.int64))
-        tokens, words, pts = buffers
-        count, longest = kernels.class_walk(tables.nodes, tables.points, bucket_mask,
-                                   geo.nbrs, geo.nbr_count, geo.rank, geo.letter_len, tokens, words, pts)
-        if count <= len(words):
+            buffers = _buffers[cells] = (np.empty((need, kernels.key_words(cells)), np.int64),
+                                         np.empty(need, np.int64))
+        keys, payload = buffers
+        count, longest = kernels.class_walk(tables.nodes, bucket_mask, geo.nbrs, geo.nbr_count,
+                                            geo.rank, keys, payload)
+        if count <= len(payload):
             break
         if count > MAX_ROWS:
             raise DawgError(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold; "
                             f"use a split with more buckets (--classes)")
-        buffers, need = None, count
+        buffers, need = None, min(count + count // 4, MAX_ROWS)  # room to spare for the next classes
         _buffers.pop(cells, None)
-    tokens, words, pts = tokens[:count], words[:count], pts[:count]
-    width = max(int(longest), 1)
-    if cells <= 16:
-        out_tokens = np.empty((count, width), np.int16)
-        out_pts = np.empty(count, np.int64)
-        rows = kernels.sort_entries(tokens[:, :width], words, pts, out_tokens, out_pts)
-        return out_tokens[:rows], out_pts[:rows]
-    tokens = np.ascontiguousarray(tokens[:, :width])
-    # sort by tokens, then word; keep one row per (tokens, word); add up points per tokens
-    order = np.lexsort((words,) + tuple(tokens[:, k] for k in range(width - 1, -1, -1)))
-    tokens, words, pts = tokens[order], words[order], pts[order]
-    if count:
-        same_tokens = np.concatenate([[False], (tokens[1:] == tokens[:-1]).all(axis=1)])
-        dup = same_tokens & np.concatenate([[False], words[1:] == words[:-1]])
-        tokens, pts, same_tokens = tokens[~dup], pts[~dup], same_tokens[~dup]
-        starts = np.flatnonzero(~same_tokens)
-        pts = np.add.reduceat(pts, starts) if len(starts) else pts[:0]
-        tokens = tokens[starts]
-    return np.ascontiguousarray(tokens), np.ascontiguousarray(pts)
+    out_tokens = np.empty((count, max(int(longest), 1)), np.int16)
+    out_pts = np.empty(count, np.int64)
+    rows = kernels.sort_entries(keys[:count], payload[:count], cells, out_tokens, out_pts)
+    return out_tokens[:rows], out_pts[:rows]
 
 
 def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str]) -> int:
@@ -225,6 +206,8 @@ class _Prover:
         board = np.full(self.shape.cells, -1, np.int64)
         tree = self.w.build_tree(tokens, pts, 0)  # its root's bound is the class's
         bound = int(tree[-1][0])
+        if not self._walks(0, bound):
+            tree = None  # the class is forced by merging: its tree is not needed
         self._search(tokens, pts, 0, bound, 0, board, tree)
         self._flush()
         return bound
@@ -239,7 +222,7 @@ class _Prover:
         if depth == cells:
             self._score(board[None, :].copy())
             return
-        if cells - depth <= WALK_CELLS or bound <= WALK_BOUND * self.min_score:
+        if self._walks(depth, bound):
             self._walk(self.w.build_tree(tokens, pts, base) if tree is None else tree, depth, board)
             return
         cell = self.order[depth]
@@ -249,6 +232,10 @@ class _Prover:
             board[cell] = letter
             self._search(out_tokens[:rows], out_pts[:rows], sub_base, int(sub_bound), depth + 1, board)
         board[cell] = -1
+
+    def _walks(self, depth: int, bound: int) -> bool:
+        """Whether a subclass is finished by the walk rather than forced by merging."""
+        return self.shape.cells - depth <= WALK_CELLS or bound <= WALK_BOUND * self.min_score
 
     def _walk(self, tree, depth, board) -> None:
         """Force the cells left with the allocation-free walk (solver.proof.walk) of the subclass's

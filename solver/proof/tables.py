@@ -1,11 +1,12 @@
 """The lexicon as the proof kernels read it: a compact trie over the charset.
 
-`nodes[n]` is bits 0-31 the first child of node n and bits 32-57 the letters
+`nodes[n]` is bits 0-31 the first child of node n, bits 32-57 the letters
 it has children for (children contiguous in letter order, so the child for
 letter i is first + popcount(mask & ((1 << i) - 1))), the layout of the trie
-format's node words without the end-of-word bit; node 0 is the root.
-`points[n]` is the points of the word ending at node n (0 when none does) and
-the node number is the word's identity. Qu is one letter ('q'), two letters
+format's node words without the end-of-word bit, and bits 58-62 the points of
+the word ending at node n (0 when none does; at most 11), so the class walk
+reads one word per step; node 0 is the root. The node number is the word's
+identity. Qu is one letter ('q'), two letters
 long when scored. A trie lexicon gives the arrays straight from its node
 words (vectorised, ENABLE2K: 389k nodes, 4.7 MB); other formats build them
 from their word list.
@@ -20,15 +21,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..board import points
+from ..errors import DawgError
 
 INDEX_MASK = 0xFFFFFFFF
 LETTER_BITS = (1 << 26) - 1
+POINTS_SHIFT = 58
 
 
 @dataclass(frozen=True)
 class Tables:
-    nodes: np.ndarray    # int64 per node: first child | letter mask << 32
-    points: np.ndarray   # int32 per node
+    nodes: np.ndarray    # int64 per node: first child | letter mask << 32 | points << 58
 
 
 _cache: dict[int, tuple[weakref.ref, Tables]] = {}
@@ -66,8 +68,14 @@ def _from_trie(lexicon) -> Tables:
     length = np.zeros(count, np.int64)
     for _ in range(int(lexicon.max_length) + 1):  # a fixed point, one level deeper each time
         length[1:] = length[parent[1:]] + step[1:]
-    pts = np.where(words < 0, _spelled_points(length), 0).astype(np.int32)
-    return Tables(np.ascontiguousarray(first | (mask << 32)), pts)
+    pts = np.where(words < 0, _spelled_points(length), 0).astype(np.int64)
+    return _tables(first, mask, pts)
+
+
+def _tables(first: np.ndarray, mask: np.ndarray, pts: np.ndarray) -> Tables:
+    if pts.max(initial=0) >= 1 << (63 - POINTS_SHIFT):
+        raise DawgError("word points do not fit the proof's compact trie (5 bits)")
+    return Tables(np.ascontiguousarray(first | (mask << 32) | (pts << POINTS_SHIFT)))
 
 
 def _from_words(lexicon) -> Tables:
@@ -91,12 +99,13 @@ def _from_words(lexicon) -> Tables:
         for letter in sorted(kids[old]):
             new[kids[old][letter]] = len(order)
             order.append(kids[old][letter])
-    nodes = np.zeros(len(order), np.int64)
+    first = np.zeros(len(order), np.int64)
+    mask = np.zeros(len(order), np.int64)
     for old in order:
         if kids[old]:
-            mask = sum(1 << letter for letter in kids[old])
-            nodes[new[old]] = new[kids[old][min(kids[old])]] | (mask << 32)
-    return Tables(nodes, np.array([pts[old] for old in order], np.int32))
+            mask[new[old]] = sum(1 << letter for letter in kids[old])
+            first[new[old]] = new[kids[old][min(kids[old])]]
+    return _tables(first, mask, np.array([pts[old] for old in order], np.int64))
 
 
 def lexicon_digest(lexicon) -> str:

@@ -4,9 +4,10 @@ the walk that forces the remaining cells without merging row lists.
 `build_tree` turns a subclass's sorted entry rows (solver.proof.kernels) into
 the explicit sum/choice tree, one node array set in preorder: a sum node's
 `tag` is its letter (the root's -1) and `value` its points; a choice node's
-`tag` is its cell's rank; `first` is a node's first child and `after` its next
-sibling (a choice's children in letter order, a sum's choices in rank order);
-`bound` is U of the node.
+`tag` is its cell's rank; `skip` is one past the node's subtree, so a node's
+children are node + 1, then each one's skip, up to its own skip (a choice's
+children in letter order, a sum's choices in rank order); `bound` is U of the
+node.
 
 `walk` forces the cells of ranks rank0.. in split order, one letter at a time,
 keeping per rank the choice nodes reached so far (pending): forcing a letter
@@ -48,78 +49,98 @@ def _common(tokens, i, prev, ln):
 
 
 @numba.njit(**_JIT)
-def build_tree(tokens, pts, base):
-    """The sum/choice tree of sorted, distinct rows plus `base` points at the root: (is_choice,
-    tag, value, first, after, bound) per node, node 0 the root (see the module)."""
-    n, width = tokens.shape
+def _count_nodes(tokens):
+    """The nodes of the tree of sorted, distinct rows: a sum node per new token, a choice node
+    unless the previous row's choice at that depth is for the same cell, and the root."""
     size = 1
     prev = 0
-    for i in range(n):  # count the nodes: a sum node per new token, a choice node unless shared
+    for i in range(tokens.shape[0]):
         ln = _row_length(tokens, i)
         p = _common(tokens, i, prev, ln)
         size += 2 * (ln - p)
         if p < prev and p < ln and (tokens[i, p] >> 5) == (tokens[i - 1, p] >> 5):
             size -= 1
         prev = ln
+    return size
+
+
+@numba.njit(inline="always", **_JIT)
+def _close_choice(k, choice, best, total, bound, skip, count):
+    """Close the open choice under the sum node at depth k: its bound is the max over its
+    letters, which adds to the sum node's."""
+    h = choice[k]
+    if h >= 0:
+        bound[h] = best[k]
+        skip[h] = count
+        total[k] += best[k]
+        choice[k] = -1
+
+
+@numba.njit(inline="always", **_JIT)
+def _close_sums(prev, p, sums, choice, best, total, bound, skip, count):
+    """Close the sum nodes deeper than depth p, deepest first, each into its parent choice."""
+    for k in range(prev, p, -1):
+        _close_choice(k, choice, best, total, bound, skip, count)
+        bound[sums[k]] = total[k]
+        skip[sums[k]] = count
+        if total[k] > best[k - 1]:
+            best[k - 1] = total[k]
+
+
+@numba.njit(**_JIT)
+def build_tree(tokens, pts, base):
+    """The sum/choice tree of sorted, distinct rows plus `base` points at the root: (is_choice,
+    tag, value, skip, bound) per node in preorder, node 0 the root (see the module). One pass
+    after counting: a node's bound is final when the rows leave its subtree."""
+    n, width = tokens.shape
+    size = _count_nodes(tokens)
     is_choice = np.zeros(size, np.bool_)
-    tag = np.full(size, -1, np.int8)
+    tag = np.empty(size, np.int8)
     value = np.zeros(size, np.int32)
-    first = np.full(size, -1, np.int32)
-    after = np.full(size, -1, np.int32)
-    parent = np.full(size, -1, np.int32)
-    sums = np.zeros(width + 1, np.int64)      # the sum node at each prefix length of the current row
-    choice = np.full(width + 1, -1, np.int64)  # the last choice made under sums[k]
-    last = np.full(width + 1, -1, np.int64)    # the last sum child made under choice[k]
+    skip = np.empty(size, np.int32)
+    bound = np.empty(size, np.int32)
+    sums = np.zeros(width + 1, np.int64)       # the open sum node at each depth (row prefix length)
+    total = np.zeros(width + 1, np.int64)      # its points and closed choices so far
+    choice = np.full(width + 1, -1, np.int64)  # its open choice
+    best = np.zeros(width + 1, np.int64)       # the max over that choice's closed letters so far
+    tag[0] = -1
     value[0] = base
+    total[0] = base
     count = 1
     prev = 0
     for i in range(n):
         ln = _row_length(tokens, i)
         p = _common(tokens, i, prev, ln)
+        _close_sums(prev, p, sums, choice, best, total, bound, skip, count)
+        if p < ln and choice[p] >= 0 and tag[choice[p]] != tokens[i, p] >> 5:
+            _close_choice(p, choice, best, total, bound, skip, count)
         for k in range(p, ln):
             t = tokens[i, k]
-            h = choice[k]
-            if k == p and h >= 0 and tag[h] == t >> 5:
-                s = count
-                count += 1
-                after[last[k]] = s
-            else:
+            if choice[k] < 0:
                 h = count
-                s = count + 1
-                count += 2
+                count += 1
                 is_choice[h] = True
                 tag[h] = t >> 5
-                parent[h] = sums[k]
-                if choice[k] < 0:
-                    first[sums[k]] = h
-                else:
-                    after[choice[k]] = h
                 choice[k] = h
-                first[h] = s
+                best[k] = 0
+            s = count
+            count += 1
             tag[s] = t & 31
-            parent[s] = h
-            last[k] = s
             sums[k + 1] = s
+            total[k + 1] = 0
             choice[k + 1] = -1
         value[sums[ln]] += pts[i]
+        total[ln] += pts[i]
         prev = ln
-    bound = np.zeros(size, np.int32)
-    for v in range(size - 1, -1, -1):  # children come after their parent
-        if not is_choice[v]:
-            bound[v] += value[v]
-        up = parent[v]
-        if up < 0:
-            continue
-        if is_choice[up]:
-            if bound[v] > bound[up]:
-                bound[up] = bound[v]
-        else:
-            bound[up] += bound[v]
-    return is_choice, tag, value, first, after, bound
+    _close_sums(prev, 0, sums, choice, best, total, bound, skip, count)
+    _close_choice(0, choice, best, total, bound, skip, count)
+    bound[0] = total[0]
+    skip[0] = count
+    return is_choice, tag, value, skip, bound
 
 
 @numba.njit(**_JIT)
-def walk(is_choice, tag, value, first, after, bound, rank0, letters, letter_count, target, out):
+def walk(is_choice, tag, value, skip, bound, rank0, letters, letter_count, target, out):
     """Every full board of the subclass (ranks below rank0 forced, the tree's root its sum node)
     whose walk bound reaches `target`: writes the letters of ranks rank0.. of each to a row of
     `out` (indexed by rank) while there is room; returns (boards, bounds computed).
@@ -139,12 +160,12 @@ def walk(is_choice, tag, value, first, after, bound, rank0, letters, letter_coun
     pending = np.zeros(ranks + 1, np.int64)  # sum of U over the pending choices
     li = np.zeros(ranks + 1, np.int64)
     board = np.zeros(ranks, np.int64)
-    h = first[0]
-    while h >= 0:
+    h = 1
+    while h < skip[0]:
         pend[tag[h], top[tag[h]]] = h
         top[tag[h]] += 1
         pending[rank0] += bound[h]
-        h = after[h]
+        h = skip[h]
     points[rank0] = value[0]
     found = 0
     nodes = 1
@@ -153,7 +174,7 @@ def walk(is_choice, tag, value, first, after, bound, rank0, letters, letter_coun
     d = rank0
     saved[d, :] = top
     for i in range(top[d]):
-        cur[d, i] = first[pend[d, i]]
+        cur[d, i] = pend[d, i] + 1
     while d >= rank0:
         if d == ranks:
             if found < cap:
@@ -176,17 +197,18 @@ def walk(is_choice, tag, value, first, after, bound, rank0, letters, letter_coun
             h = pend[d, i]
             drop += bound[h]
             s = cur[d, i]
-            while s >= 0 and tag[s] < a:
-                s = after[s]
+            end = skip[h]
+            while s < end and tag[s] < a:
+                s = skip[s]
             cur[d, i] = s
-            if s >= 0 and tag[s] == a:
+            if s < end and tag[s] == a:
                 gain += value[s]
-                c = first[s]
-                while c >= 0:
+                c = s + 1
+                while c < skip[s]:
                     pend[tag[c], top[tag[c]]] = c
                     top[tag[c]] += 1
                     more += bound[c]
-                    c = after[c]
+                    c = skip[c]
         nodes += 1
         p = points[d] + gain
         b = pending[d] - drop + more
@@ -199,5 +221,5 @@ def walk(is_choice, tag, value, first, after, bound, rank0, letters, letter_coun
         if d < ranks:
             saved[d, :] = top
             for i in range(top[d]):
-                cur[d, i] = first[pend[d, i]]
+                cur[d, i] = pend[d, i] + 1
     return found, nodes
