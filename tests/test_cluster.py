@@ -24,6 +24,7 @@ from boggle_dawg.solver.board import parse_size
 from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.cluster import Checkpoint, Engine, Job, read_checkpoint
 from boggle_dawg.solver.cluster.checkpoint import record_line
+from boggle_dawg.solver.cluster.engine import TaskError, run_task
 from boggle_dawg.solver.cluster.search_job import SearchPlan, search_in_process, search_on_engine
 from boggle_dawg.solver.cluster.worker import LexiconRef
 from boggle_dawg.solver.errors import DawgError
@@ -279,8 +280,23 @@ def test_a_worker_with_another_lexicon_fails_the_run_in_one_line(cluster, lexico
     spec = plan.spec(0)
     job = Job({"kind": "search", "test": "wrong lexicon"}, [(0, type(spec)(**{**spec.__dict__, "lexicon": wrong}))],
               plan.job().function)
-    with Engine(scheduler=cluster, retries=0) as engine, pytest.raises(DawgError, match="differs from the driver"):
+    with Engine(scheduler=cluster) as engine, pytest.raises(DawgError, match="differs from the driver"):
         engine.run(job)
+
+
+def _count_and_fail(path: str) -> dict:
+    with open(path, "a") as calls:
+        calls.write("x")
+    raise DawgError("this input fails the same way on every worker")
+
+
+def test_a_task_error_is_returned_once_not_raised_for_retries(tmp_path):
+    """A DawgError comes back as the task's result (one call), so Dask neither retries nor logs it;
+    the engine then fails the run with its message (the lexicon test above)."""
+    calls = tmp_path / "calls"
+    assert run_task(_count_and_fail, str(calls)) == TaskError("this input fails the same way on every worker")
+    assert calls.read_text() == "x"
+    assert run_task(lambda spec: {"task": spec}, 7) == {"task": 7}
 
 
 def test_a_target_stops_the_run(cluster, lexicon, reference):

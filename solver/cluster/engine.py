@@ -29,7 +29,7 @@ from typing import Any
 from ..errors import DawgError
 from .checkpoint import Checkpoint
 
-RETRIES = 2  # times Dask runs a task again after it raised (a worker's death is survived separately)
+RETRIES = 2  # times Dask runs a task again after an unexpected error (a worker's death is survived separately)
 POLL_SECONDS = 0.05  # the driver's wait between looks at finished tasks
 STATUS_SECONDS = 0.5  # at most one status (and one scheduler query) per this many seconds
 CONNECT_SECONDS = 10
@@ -126,7 +126,7 @@ class Engine:
         try:
             self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
                                         dashboard_address=":0",  # any free port: two runs never collide
-                                        silence_logs=logging.ERROR)
+                                        silence_logs=logging.CRITICAL)  # failures are reported here
         finally:
             _restore_sigint(handler)
         self.client = Client(self.cluster)
@@ -163,8 +163,8 @@ class Engine:
         """Run every task of `job` the checkpoint does not hold; returns all the records (the
         checkpoint's included). `on_record(task, record)` is called for each new record once it
         is durable, and stops the run by returning True; `on_status` gets progress at most
-        every STATUS_SECONDS. A task that raises DawgError fails the run with that error once
-        its retries are spent; other failures say which task failed and why."""
+        every STATUS_SECONDS. A task that raises DawgError fails the run with that error at once;
+        other errors are retried (Dask's `retries`), then say which task failed and why."""
         from distributed import as_completed
 
         ids = [task for task, _ in job.tasks]
@@ -180,7 +180,7 @@ class Engine:
         futures = {}
         for task, spec in job.tasks:
             if task not in records:
-                future = self.client.submit(job.function, spec, key=f"{job.kind}-{token}-{task}",
+                future = self.client.submit(run_task, job.function, spec, key=f"{job.kind}-{token}-{task}",
                                             retries=self.retries, pure=False)
                 futures[future] = task
         seen = self.worker_addresses()
@@ -218,6 +218,9 @@ class Engine:
                         raise _failure(job, task, future)
                     record = future.result()
                     future.release()
+                    if isinstance(record, TaskError):
+                        outcome.failures += 1
+                        raise DawgError(record.message)
                     if checkpoint is not None:
                         checkpoint.append(task, record)
                     records[task] = record
@@ -233,6 +236,22 @@ class Engine:
         finally:
             if futures:
                 self.client.cancel(list(futures))
+
+
+@dataclass(frozen=True)
+class TaskError:
+    """A task's DawgError, sent back as its result: the same input fails the same way on any
+    worker, so it is reported at once instead of being retried (and logged) by Dask."""
+
+    message: str
+
+
+def run_task(function: Callable[[Any], dict], spec) -> dict | TaskError:
+    """`function(spec)` on a worker, its DawgError returned rather than raised."""
+    try:
+        return function(spec)
+    except DawgError as err:
+        return TaskError(str(err))
 
 
 def _failure(job: Job, task, future) -> Exception:
