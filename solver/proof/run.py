@@ -6,8 +6,9 @@ the bound of a subclass reaches the target, force the next cell of the split
 order to each letter of its bucket by merging row lists; once few cells are
 left (WALK_CELLS) or the bound is within WALK_BOUND times the target, build
 the subclass's tree and force the remaining cells with the allocation-free
-walk, which prunes on a looser bound but merges nothing. The full boards it
-leaves are scored exactly by the ordinary solver.
+walk, which prunes on a bound as tight as a merge's at each cell's top but
+merges nothing (ENABLE2K 3x4 classes are mostly walked from their root). The
+full boards it leaves are scored exactly by the ordinary solver.
 
 Memory per class, for R entry rows and C cells (K = ceil(C / 12) key words a
 row, W <= C the longest row): the walk's buffer (8K + 8 bytes a row, kept from
@@ -40,7 +41,7 @@ from .tables import tables_of
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
 WALK_CELLS = 7               # with at most this many cells left to force, walk the tree instead of merging
-WALK_BOUND = 2.5             # ... or once the bound is at most this many times the target
+WALK_BOUND = 6               # ... or once the bound is at most this many times the target
 SCORE_BATCH = 4096           # boards scored exactly per call of the solver
 
 

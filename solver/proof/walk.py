@@ -12,13 +12,16 @@ node.
 `walk` forces the cells of ranks rank0.. in split order, one letter at a time,
 keeping per rank the choice nodes reached so far (pending): forcing a letter
 of rank r replaces each pending choice of rank r by its child for that letter
-(its points added, its choices made pending) and drops those without one. The
-bound of a partial board, points + the sum of U over every pending choice,
-is at least the bound of the merged tree of that subclass (no merging: each
-choice keeps its own max), so pruning below the target is sound; a full board
-reaching the target has points equal to its multi-path score, at least its
-true score, and is written out to be scored exactly. Allocation free inside:
-explicit stacks, no recursion.
+(its points added, its choices made pending) and drops those without one. Per
+rank it also keeps, for each letter, the sum of U over the pending choices'
+children for that letter. A board with letter a at rank r gets at most that
+sum from the choices pending there, so a partial board's bound is its points
+plus, over the ranks still open, the max over their letters of those sums:
+what merging the pending choices of each rank would give at its top, without
+merging anything. Pruning below the target is sound; a full board reaching
+the target has points equal to its multi-path score, at least its true score,
+and is written out to be scored exactly. Allocation free inside: explicit
+stacks, no recursion.
 """
 
 from __future__ import annotations
@@ -139,42 +142,60 @@ def build_tree(tokens, pts, base):
     return is_choice, tag, value, skip, bound
 
 
+@numba.njit(inline="always", **_JIT)
+def _push(c, pend, top, by_letter, tag, skip, bound, sign):
+    """Make choice c pending (sign 1) or drop the last pending choice, c, of its rank (sign -1),
+    adding or taking its letters' bounds to or from its rank's per-letter sums."""
+    r = tag[c]
+    if sign > 0:
+        pend[top[r]] = c
+        top[r] += 1
+    s = c + 1
+    while s < skip[c]:
+        by_letter[r, tag[s]] += sign * bound[s]
+        s = skip[s]
+
+
 @numba.njit(**_JIT)
 def walk(is_choice, tag, value, skip, bound, rank0, letters, letter_count, target, out):
     """Every full board of the subclass (ranks below rank0 forced, the tree's root its sum node)
     whose walk bound reaches `target`: writes the letters of ranks rank0.. of each to a row of
     `out` (indexed by rank) while there is room; returns (boards, bounds computed).
-    letters[r, :letter_count[r]]: the letters the cell of rank r may hold."""
+    letters[r, :letter_count[r]]: the letters the cell of rank r may hold.
+
+    by_letter[r, a] is the sum of U over the children for letter a of the choices pending at
+    rank r; a partial board's bound is its points + the sum over the ranks still open of the
+    max over their letters of by_letter."""
     ranks = letters.shape[0]
     cap = out.shape[0]
     per_rank = np.zeros(ranks, np.int64)
     for v in range(len(tag)):
         if is_choice[v]:
             per_rank[tag[v]] += 1
-    room = max(1, per_rank.max())
-    pend = np.empty((ranks, room), np.int64)
-    cur = np.empty((ranks, room), np.int64)
-    top = np.zeros(ranks, np.int64)
+    top = np.zeros(ranks, np.int64)  # one past the last pending choice of each rank in pend
+    for r in range(1, ranks):
+        top[r] = top[r - 1] + per_rank[r - 1]
+    first = top.copy()               # where each rank's pending choices begin
+    pend = np.empty(max(1, top[ranks - 1] + per_rank[ranks - 1]), np.int64)
+    cur = np.empty(len(pend), np.int64)  # the next letter child to look at of each pending choice
+    by_letter = np.zeros((ranks, 32), np.int64)
     saved = np.zeros((ranks + 1, ranks), np.int64)
     points = np.zeros(ranks + 1, np.int64)
-    pending = np.zeros(ranks + 1, np.int64)  # sum of U over the pending choices
     li = np.zeros(ranks + 1, np.int64)
     board = np.zeros(ranks, np.int64)
     h = 1
     while h < skip[0]:
-        pend[tag[h], top[tag[h]]] = h
-        top[tag[h]] += 1
-        pending[rank0] += bound[h]
+        _push(h, pend, top, by_letter, tag, skip, bound, 1)
         h = skip[h]
     points[rank0] = value[0]
     found = 0
     nodes = 1
-    if points[rank0] + pending[rank0] < target:
+    if points[rank0] + _open_bound(rank0, by_letter, letters, letter_count) < target:
         return found, nodes
     d = rank0
     saved[d, :] = top
-    for i in range(top[d]):
-        cur[d, i] = pend[d, i] + 1
+    for i in range(first[d], top[d]):
+        cur[i] = pend[i] + 1
     while d >= rank0:
         if d == ranks:
             if found < cap:
@@ -183,43 +204,52 @@ def walk(is_choice, tag, value, skip, bound, rank0, letters, letter_count, targe
             d -= 1
             continue
         if li[d] >= letter_count[d]:
-            li[d] = 0
+            li[d] = 0  # what the last letter made pending is dropped by the next letter above
             d -= 1
             continue
         a = letters[d, li[d]]
         li[d] += 1
         for r in range(d + 1, ranks):
-            top[r] = saved[d, r]
+            while top[r] > saved[d, r]:
+                _push(pend[top[r] - 1], pend, top, by_letter, tag, skip, bound, -1)
+                top[r] -= 1
         gain = 0
-        drop = 0
-        more = 0
-        for i in range(top[d]):
-            h = pend[d, i]
-            drop += bound[h]
-            s = cur[d, i]
+        for i in range(first[d], top[d]):
+            h = pend[i]
+            s = cur[i]
             end = skip[h]
             while s < end and tag[s] < a:
                 s = skip[s]
-            cur[d, i] = s
+            cur[i] = s
             if s < end and tag[s] == a:
                 gain += value[s]
                 c = s + 1
                 while c < skip[s]:
-                    pend[tag[c], top[tag[c]]] = c
-                    top[tag[c]] += 1
-                    more += bound[c]
+                    _push(c, pend, top, by_letter, tag, skip, bound, 1)
                     c = skip[c]
         nodes += 1
         p = points[d] + gain
-        b = pending[d] - drop + more
-        if p + b < target:
+        if p + _open_bound(d + 1, by_letter, letters, letter_count) < target:
             continue
         board[d] = a
         d += 1
         points[d] = p
-        pending[d] = b
         if d < ranks:
             saved[d, :] = top
-            for i in range(top[d]):
-                cur[d, i] = pend[d, i] + 1
+            for i in range(first[d], top[d]):
+                cur[i] = pend[i] + 1
     return found, nodes
+
+
+@numba.njit(inline="always", **_JIT)
+def _open_bound(rank, by_letter, letters, letter_count):
+    """The sum over ranks rank.. of the max over their letters of by_letter."""
+    total = 0
+    for r in range(rank, letters.shape[0]):
+        best = 0
+        for k in range(letter_count[r]):
+            v = by_letter[r, letters[r, k]]
+            if v > best:
+                best = v
+        total += best
+    return total
