@@ -22,7 +22,9 @@ merging anything. Before a letter is forced, the cheaper bound points +
 by_letter[r, a] + the open bound below rank r (taken on arriving at rank r)
 skips, without touching the pending choices, the letters that cannot reach
 the target: 35% less walk time on ENABLE2K 3x4 classes with whole-charset
-corners. Pruning below the target is sound; a full board reaching
+corners. Trying the next letter of a rank restores the ranks below to their
+state on arriving there from a copy (a few KB) instead of undoing each push:
+a further 27% less. Pruning below the target is sound; a full board reaching
 the target has points equal to its multi-path score, at least its true score,
 and is written out to be scored exactly. Allocation free inside: explicit
 stacks, no recursion.
@@ -147,16 +149,14 @@ def build_tree(tokens, pts, base):
 
 
 @numba.njit(inline="always", **_JIT)
-def _push(c, pend, top, by_letter, tag, skip, bound, sign):
-    """Make choice c pending (sign 1) or drop the last pending choice, c, of its rank (sign -1),
-    adding or taking its letters' bounds to or from its rank's per-letter sums."""
+def _push(c, pend, top, by_letter, tag, skip, bound):
+    """Make choice c pending, adding its letters' bounds to its rank's per-letter sums."""
     r = tag[c]
-    if sign > 0:
-        pend[top[r]] = c
-        top[r] += 1
+    pend[top[r]] = c
+    top[r] += 1
     s = c + 1
     while s < skip[c]:
-        by_letter[r, tag[s]] += sign * bound[s]
+        by_letter[r, tag[s]] += bound[s]
         s = skip[s]
 
 
@@ -184,13 +184,15 @@ def walk(is_choice, tag, value, skip, bound, rank0, letters, letter_count, targe
     cur = np.empty(len(pend), np.int64)  # the next letter child to look at of each pending choice
     by_letter = np.zeros((ranks, 32), np.int64)
     saved = np.zeros((ranks + 1, ranks), np.int64)
+    snap = np.zeros((ranks + 1, ranks, 32), np.int64)  # by_letter of the ranks below each depth, on entry
+    dirty = np.zeros(ranks + 1, np.bool_)  # whether a letter of the depth has pushed since
     points = np.zeros(ranks + 1, np.int64)
     li = np.zeros(ranks + 1, np.int64)
     board = np.zeros(ranks, np.int64)
     rest = np.zeros(ranks + 1, np.int64)  # at each depth on entry, the open bound of the ranks below it
     h = 1
     while h < skip[0]:
-        _push(h, pend, top, by_letter, tag, skip, bound, 1)
+        _push(h, pend, top, by_letter, tag, skip, bound)
         h = skip[h]
     points[rank0] = value[0]
     found = 0
@@ -199,6 +201,8 @@ def walk(is_choice, tag, value, skip, bound, rank0, letters, letter_count, targe
         return found, nodes
     d = rank0
     saved[d, :] = top
+    snap[d, d + 1:, :] = by_letter[d + 1:, :]
+    dirty[d] = False
     rest[d] = _open_bound(d + 1, by_letter, letters, letter_count)
     for i in range(first[d], top[d]):
         cur[i] = pend[i] + 1
@@ -217,10 +221,11 @@ def walk(is_choice, tag, value, skip, bound, rank0, letters, letter_count, targe
         li[d] += 1
         if points[d] + by_letter[d, a] + rest[d] < target:
             continue  # forcing a adds at most by_letter[d, a] here and below
-        for r in range(d + 1, ranks):
-            while top[r] > saved[d, r]:
-                _push(pend[top[r] - 1], pend, top, by_letter, tag, skip, bound, -1)
-                top[r] -= 1
+        if dirty[d]:  # back to the state on arriving at this depth
+            for r in range(d + 1, ranks):
+                top[r] = saved[d, r]
+                by_letter[r, :] = snap[d, r, :]
+        dirty[d] = True
         gain = 0
         for i in range(first[d], top[d]):
             h = pend[i]
@@ -233,7 +238,7 @@ def walk(is_choice, tag, value, skip, bound, rank0, letters, letter_count, targe
                 gain += value[s]
                 c = s + 1
                 while c < skip[s]:
-                    _push(c, pend, top, by_letter, tag, skip, bound, 1)
+                    _push(c, pend, top, by_letter, tag, skip, bound)
                     c = skip[c]
         nodes += 1
         p = points[d] + gain
@@ -244,6 +249,8 @@ def walk(is_choice, tag, value, skip, bound, rank0, letters, letter_count, targe
         points[d] = p
         if d < ranks:
             saved[d, :] = top
+            snap[d, d + 1:, :] = by_letter[d + 1:, :]
+            dirty[d] = False
             rest[d] = _open_bound(d + 1, by_letter, letters, letter_count)
             for i in range(first[d], top[d]):
                 cur[i] = pend[i] + 1
