@@ -197,13 +197,13 @@ def walk(is_choice, tag, value, skip, bound, rank0, letters, letter_count, targe
     points[rank0] = value[0]
     found = 0
     nodes = 1
-    if points[rank0] + _open_bound(rank0, by_letter, letters, letter_count) < target:
+    if points[rank0] + _open_bound(rank0, by_letter) < target:
         return found, nodes
     d = rank0
     saved[d, :] = top
     snap[d, d + 1:, :] = by_letter[d + 1:, :]
     dirty[d] = False
-    rest[d] = _open_bound(d + 1, by_letter, letters, letter_count)
+    rest[d] = _open_bound(d + 1, by_letter)
     for i in range(first[d], top[d]):
         cur[i] = pend[i] + 1
     while d >= rank0:
@@ -242,7 +242,7 @@ def walk(is_choice, tag, value, skip, bound, rank0, letters, letter_count, targe
                     c = skip[c]
         nodes += 1
         p = points[d] + gain
-        if p + _open_bound(d + 1, by_letter, letters, letter_count) < target:
+        if p + _open_bound(d + 1, by_letter) < target:
             continue
         board[d] = a
         d += 1
@@ -251,21 +251,21 @@ def walk(is_choice, tag, value, skip, bound, rank0, letters, letter_count, targe
             saved[d, :] = top
             snap[d, d + 1:, :] = by_letter[d + 1:, :]
             dirty[d] = False
-            rest[d] = _open_bound(d + 1, by_letter, letters, letter_count)
+            rest[d] = _open_bound(d + 1, by_letter)
             for i in range(first[d], top[d]):
                 cur[i] = pend[i] + 1
     return found, nodes
 
 
 @numba.njit(inline="always", **_JIT)
-def _open_bound(rank, by_letter, letters, letter_count):
-    """The sum over ranks rank.. of the max over their letters of by_letter."""
+def _open_bound(rank, by_letter):
+    """The sum over ranks rank.. of the max of by_letter over all 32 columns (a letter outside a
+    rank's bucket has no children there, so its column stays 0): contiguous, no indirection."""
     total = 0
-    for r in range(rank, letters.shape[0]):
+    for r in range(rank, by_letter.shape[0]):
         best = 0
-        for k in range(letter_count[r]):
-            v = by_letter[r, letters[r, k]]
-            if v > best:
-                best = v
+        for a in range(32):
+            if by_letter[r, a] > best:
+                best = by_letter[r, a]
         total += best
     return total
