@@ -270,6 +270,10 @@ def test_api_errors(make_lexicon):
 def test_3x4_class_of_the_best_enable2k_board(built):
     lex = open_lexicon(built("enable2k"))
     plan = make_plan(lex, (3, 4))
+    corner, other = plan.buckets[0], plan.buckets[1]  # the documented default split of 3x4
+    assert corner == (lex.charset.letters,) and other == ("aeiou", "bcdfghjkmpqvwxyz", "lnrst")
+    assert len(plan.canonical_ids()) == 1863
+    plan = make_plan(lex, (3, 4), "aeiou,bcdfghjkmpqvwxyz,lnrst")  # a smaller class, quick enough for CI
     class_id = plan.class_of("perslatesind")
     record = prove_class(lex, plan, class_id, 1651)
     assert record.boards == [("dnisetalsrep", 1651)]  # perslatesind, turned

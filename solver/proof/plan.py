@@ -13,12 +13,17 @@ smallest of their images (`canonical_ids`) need a proof.
 Default split (letters not in the lexicon's charset are left out, empty
 buckets dropped; letters of the charset in no bucket join the last one):
   up to 9 cells (3x3): 2 buckets, aeiou | the rest, on every cell;
-  10 to 12 cells (3x4): 3 buckets, aeiou | bcdfghjkmpqvwxyz | lnrst;
+  10 to 12 cells (3x4): corners 1 bucket (the whole charset), other cells
+  3 buckets, aeiou | bcdfghjkmpqvwxyz | lnrst;
   larger boards: corners 4 buckets (aeiou | bcdfgmpqvwxz | lnrst | hjky),
   other cells the 3 above.
-Coarser classes cost less to walk (a class's walk visits each of its word
-paths once, however many boards share it) and more to split; the defaults
-are the faster of the splits measured on ENABLE2K (benchmarks/results/prove.md).
+Coarser classes cost less to list and sort (a class's walk visits each of
+its word paths once, however many boards share it) and more to search; the
+defaults are the fastest of the splits measured on ENABLE2K
+(benchmarks/results/prove.md): on 3x4, the 1,863 classes with whole-charset
+corners took about half the CPU that samples of the 134,865 classes with 3
+buckets everywhere project to (each of those is cheap to search but costs a
+walk and a sort of its rows).
 `--classes SPEC` overrides it: comma-separated buckets for every cell
 ("aeiou,bcdfgh...,..."), or "CORNERS/OTHERS" with a comma list each side.
 
@@ -38,6 +43,7 @@ from ..board import Shape, neighbours
 from ..errors import ParameterError
 from ..search.symmetry import symmetries
 
+ONE = ("abcdefghijklmnopqrstuvwxyz",)
 TWO = ("aeiou", "bcdfghjklmnpqrstvwxyz")
 THREE = ("aeiou", "bcdfghjkmpqvwxyz", "lnrst")
 FOUR = ("aeiou", "bcdfgmpqvwxz", "lnrst", "hjky")
@@ -48,7 +54,7 @@ def _default(shape: Shape) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if shape.cells <= 9:
         return TWO, TWO
     if shape.cells <= 12:
-        return THREE, THREE
+        return ONE, THREE
     return FOUR, THREE
 
 
