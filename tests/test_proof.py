@@ -17,6 +17,7 @@ from boggle_dawg.solver.errors import ParameterError
 from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.proof import ClassRecord, class_entries, make_plan, prove, prove_class
 from boggle_dawg.solver.proof import kernels as K
+from boggle_dawg.solver.proof import run as R
 from boggle_dawg.solver.proof import walk as W
 from boggle_dawg.solver.search import canonical_codes
 
@@ -210,6 +211,26 @@ def test_prove_equals_exhaustive_enumeration(make_lexicon, size, spec, seed, ran
     assert result.boards == expected
     assert records[-1][0] == records[-1][1] == result.classes == len(make_plan(lex, shape, spec).canonical_ids())
     assert result.nodes >= result.classes
+
+
+def test_class_too_large_is_proved_in_pieces(make_lexicon, monkeypatch):
+    """A class whose rows pass MAX_ROWS is proved in pieces (a bucket halved until each fits):
+    the same boards, and a bound between the target and the whole class's."""
+    words = _random_words(13, SMALL, 250)
+    lex = open_lexicon(make_lexicon(words, SMALL.upper()))
+    shape = Shape(2, 3)
+    everything = _enumerate(lex, shape, 1)
+    min_score = everything[5][1]
+    plan = make_plan(lex, shape, SMALL)  # one bucket: every board in one class
+    whole = prove_class(lex, plan, 0, min_score)
+    rows = len(class_entries(lex, plan, plan.class_buckets(0))[1])
+    monkeypatch.setattr(R, "MAX_ROWS", rows // 6)
+    with pytest.raises(R.ClassTooLarge, match="entry rows"):
+        class_entries(lex, plan, plan.class_buckets(0))
+    pieces = prove_class(lex, plan, 0, min_score)
+    assert pieces.boards == whole.boards == [kv for kv in everything if kv[1] >= min_score]
+    assert min_score <= pieces.bound <= whole.bound
+    assert pieces.nodes > whole.nodes
 
 
 def test_canonical_ids_cover_every_class_once_per_orbit(make_lexicon):

@@ -19,9 +19,10 @@ classes: 45 bytes a row) and, down the branch being explored, one subclass
 buffer per forced cell, each no larger than its parent (also kept for the
 next class): at most about (8K + 8) + (C + 1) x (2W + 8) + 45 bytes a row,
 477 at 12 cells. A class whose walk would give more than MAX_ROWS rows (2^25)
-is refused with an error asking for a finer split, so a class never needs
-more than about 15 GiB (12 cells); in practice subclasses shrink fast and
-ENABLE2K classes of the default splits hold at most a few million rows.
+is proved in pieces, one bucket halved until each piece fits, so a class
+never needs more than about 15 GiB (12 cells); in practice subclasses shrink
+fast, most classes are walked from their root (no subclass buffers), and a
+worker proving ENABLE2K 3x4 classes of up to 2^25 rows peaks at a few GB.
 """
 
 from __future__ import annotations
@@ -121,6 +122,22 @@ def check_min_score(min_score) -> int:
     return int(min_score)
 
 
+class ClassTooLarge(DawgError):
+    """The buckets' walk would give more than MAX_ROWS entry rows (prove_class then splits them)."""
+
+
+def _halves(cell_letters: list[str], order: tuple[int, ...]) -> list[list[str]]:
+    """Two pieces covering cell_letters: the bucket of the first cell in split order holding more
+    than one letter, halved (the cell on the most paths first, so the rows shrink fastest)."""
+    cell = next((c for c in order if len(cell_letters[c]) > 1), None)
+    if cell is None:
+        raise DawgError(f"a single board needs more than {MAX_ROWS:,} entry rows")
+    bucket = cell_letters[cell]
+    low, high = list(cell_letters), list(cell_letters)
+    low[cell], high[cell] = bucket[:len(bucket) // 2], bucket[len(bucket) // 2:]
+    return [high, low]
+
+
 def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """The sorted, distinct entry rows (tokens, points) of the boards whose cell i holds a letter
     of cell_letters[i] (see solver.proof.kernels): each word counted once per distinct set of
@@ -141,11 +158,10 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
         keys, payload = buffers
         count, longest = kernels.class_walk(tables.nodes, bucket_mask, geo.nbrs, geo.nbr_count,
                                             geo.rank, keys, payload)
+        if count > MAX_ROWS:
+            raise ClassTooLarge(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold")
         if count <= len(payload):
             break
-        if count > MAX_ROWS:
-            raise DawgError(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold; "
-                            f"use a split with more buckets (--classes)")
         buffers, need = None, min(count + count // 4, MAX_ROWS)  # room to spare for the next classes
         _buffers.pop(cells, None)
     out_tokens = np.empty((count, max(int(longest), 1)), np.int16)
@@ -178,7 +194,7 @@ def _scratch(depth: int, rows: int, width: int) -> tuple[np.ndarray, np.ndarray]
 class _Prover:
     """Branch and bound over one class."""
 
-    def __init__(self, lexicon, plan: ProofPlan, class_id: int, min_score: int) -> None:
+    def __init__(self, lexicon, plan: ProofPlan, min_score: int) -> None:
         from . import kernels, walk
 
         self.k = kernels
@@ -187,14 +203,8 @@ class _Prover:
         self.plan = plan
         self.min_score = min_score
         self.shape = plan.shape
-        index = {ch: i for i, ch in enumerate(lexicon.charset.letters)}
-        self.cell_letters = plan.class_buckets(class_id)
-        self.codes = [np.array(sorted(index[ch] for ch in b), np.int64) for b in self.cell_letters]
+        self.index = {ch: i for i, ch in enumerate(lexicon.charset.letters)}
         self.order = plan.order
-        self.letters = np.zeros((self.shape.cells, max(len(c) for c in self.codes)), np.int64)
-        self.letter_count = np.array([len(self.codes[c]) for c in self.order], np.int64)
-        for r, c in enumerate(self.order):
-            self.letters[r, :len(self.codes[c])] = self.codes[c]
         self.walked = np.empty((1024, self.shape.cells), np.int64)
         self.nodes = 0
         self.scored = 0
@@ -202,15 +212,36 @@ class _Prover:
         self.pending_count = 0
         self.found: list[tuple[np.ndarray, int]] = []
 
-    def run(self) -> int:
-        tokens, pts = class_entries(self.lexicon, self.plan, self.cell_letters)
+    def run(self, cell_letters: list[str]) -> int:
+        """Prove the boards whose cell i holds a letter of cell_letters[i]; return the largest root
+        bound of the pieces proved. A piece whose rows would pass MAX_ROWS is split in two (the
+        bucket of the first cell in split order with more than one letter, halved) until every
+        piece fits: memory stays bounded however coarse the class."""
+        bound = 0
+        pieces = [cell_letters]
+        while pieces:
+            piece = pieces.pop()
+            try:
+                tokens, pts = class_entries(self.lexicon, self.plan, piece)
+            except ClassTooLarge:
+                pieces.extend(_halves(piece, self.order))
+                continue
+            bound = max(bound, self._prove_piece(piece, tokens, pts))
+        self._flush()
+        return bound
+
+    def _prove_piece(self, cell_letters: list[str], tokens: np.ndarray, pts: np.ndarray) -> int:
+        self.codes = [np.array(sorted(self.index[ch] for ch in b), np.int64) for b in cell_letters]
+        self.letters = np.zeros((self.shape.cells, max(len(c) for c in self.codes)), np.int64)
+        self.letter_count = np.array([len(self.codes[c]) for c in self.order], np.int64)
+        for r, c in enumerate(self.order):
+            self.letters[r, :len(self.codes[c])] = self.codes[c]
         board = np.full(self.shape.cells, -1, np.int64)
-        tree = self.w.build_tree(tokens, pts, 0)  # its root's bound is the class's
+        tree = self.w.build_tree(tokens, pts, 0)  # its root's bound is the piece's
         bound = int(tree[-1][0])
         if not self._walks(0, bound):
-            tree = None  # the class is forced by merging: its tree is not needed
+            tree = None  # the piece is forced by merging: its tree is not needed
         self._search(tokens, pts, 0, bound, 0, board, tree)
-        self._flush()
         return bound
 
     def _search(self, tokens, pts, base, bound, depth, board, tree=None) -> None:
@@ -285,8 +316,8 @@ def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int) -> Clas
     class_id = int(class_id)
     plan.digits(class_id)  # range check
     start = time.perf_counter()
-    prover = _Prover(lexicon, plan, class_id, min_score)
-    bound = prover.run()
+    prover = _Prover(lexicon, plan, min_score)
+    bound = prover.run(plan.class_buckets(class_id))
     boards: dict[str, int] = {}
     if prover.found:
         codes = canonical_codes(np.array([b for b, _ in prover.found]), plan.shape)
