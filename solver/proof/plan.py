@@ -20,10 +20,12 @@ buckets dropped; letters of the charset in no bucket join the last one):
 Coarser classes cost less to list and sort (a class's walk visits each of
 its word paths once, however many boards share it) and more to search; the
 defaults are the fastest of the splits measured on ENABLE2K
-(benchmarks/results/prove.md): on 3x4, the 1,863 classes with whole-charset
-corners took about half the CPU that samples of the 134,865 classes with 3
-buckets everywhere project to (each of those is cheap to search but costs a
-walk and a sort of its rows).
+(benchmarks/results/prove.md). On 3x4 the 1,863 classes with whole-charset
+corners project to about 16,700 CPU-seconds in all (1,449 of them proved); 3 buckets everywhere
+(134,865 classes) projected to about 29,000, and 2 buckets on the other
+cells (88 classes of up to 126 million rows, proved in pieces) model at
+about the same as the default, in classes of up to 12 minutes and 2.5 times
+the memory.
 `--classes SPEC` overrides it: comma-separated buckets for every cell
 ("aeiou,bcdfgh...,..."), or "CORNERS/OTHERS" with a comma list each side.
 
