@@ -40,6 +40,10 @@ class _PipeClosed(Exception):
     """Standard output's reader has gone (raised out of a command, past typer's own handling)."""
 
 
+class _Interrupted(Exception):
+    """Ctrl-C in a command, raised past typer's own handling (a silent exit 130 in typer 0.28)."""
+
+
 def plural(noun: str, count: int) -> str:
     """`noun` for one, `noun + "s"` for any other count."""
     return noun if count == 1 else noun + "s"
@@ -75,7 +79,7 @@ def run_cli(app, prog: str) -> None:
         _fail(prog, f"{err.format_message()} (see '{where} --help')", USAGE_STATUS)
     except typer.Abort:
         _fail(prog, "interrupted", 130)
-    except (DawgError, KeyboardInterrupt) as err:
+    except (DawgError, KeyboardInterrupt, _Interrupted) as err:
         _fail_for(prog, err)
     except click.exceptions.ClickException as err:
         _fail(prog, err.format_message(), err.exit_code)
@@ -87,16 +91,16 @@ def run_plain(action: Callable[[], None], prog: str) -> None:
     """Run `action` as run_cli runs a command, without typer: the same errors, statuses and
     closed-pipe behaviour for what the one-board path can raise."""
     try:
-        _guard_pipe(action)()
+        _guard(action)()
     except _PipeClosed:
         _pipe_closed()
-    except (DawgError, KeyboardInterrupt) as err:
+    except (DawgError, KeyboardInterrupt, _Interrupted) as err:
         _fail_for(prog, err)
 
 
 def _fail_for(prog: str, err: BaseException) -> None:
     """Exit with one line on stderr for bad input (1), a bad command line (2) or Ctrl-C (130)."""
-    if isinstance(err, KeyboardInterrupt):
+    if isinstance(err, (KeyboardInterrupt, _Interrupted)):
         _fail(prog, "interrupted", 130)
     elif isinstance(err, UsageError):
         _fail(prog, str(err), USAGE_STATUS)
@@ -117,7 +121,7 @@ def _prepare(command, prog: str) -> None:
 
     for cmd in _commands(command):
         if cmd.callback is not None:
-            cmd.callback = _guard_pipe(cmd.callback)
+            cmd.callback = _guard(cmd.callback)
         for param in cmd.params:
             if param.param_type_name == "argument":
                 _name_argument(param)
@@ -142,9 +146,9 @@ def _commands(command) -> list:
     return found
 
 
-def _guard_pipe(callback: Callable) -> Callable:
-    """The command, with its output flushed inside it, and a closed pipe raised as _PipeClosed
-    (typer would otherwise turn it into a silent exit status 1)."""
+def _guard(callback: Callable) -> Callable:
+    """The command, with its output flushed inside it, a closed pipe raised as _PipeClosed and
+    Ctrl-C as _Interrupted (typer would otherwise turn them into silent exit statuses 1 and 130)."""
 
     @functools.wraps(callback)
     def run(*args, **kwargs):
@@ -154,6 +158,8 @@ def _guard_pipe(callback: Callable) -> Callable:
             return result
         except BrokenPipeError:
             raise _PipeClosed from None
+        except KeyboardInterrupt:
+            raise _Interrupted from None
 
     return run
 

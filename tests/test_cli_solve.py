@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 
 import pytest
 
 from boggle_dawg.solver.lexicon import open_lexicon
 
-from support import assert_clean_error, run_cli, shared_path
+from support import REPO, assert_clean_error, run_cli, shared_path
 
 CHAMPION = "RSLCSDEIAEGNTRPATESESMIDR"
 
@@ -73,6 +76,24 @@ def test_batch_with_mixed_sizes_keeps_input_order(built):
         t if t != "catsdogsrat" else "cats/dogs/rats" for t in texts))
     lex = open_lexicon(out)
     assert proc.stdout.split() == [str(lex.score(t)) for t in ["abcd", "cats/dogs/rats", "quit/sexy", "serstaplrtesienq"]]
+
+
+def test_ctrl_c_in_a_command_is_one_line_and_status_130(built):
+    """Ctrl-C while a batch waits for its next board: `error: interrupted` and 130 (typer 0.28
+    alone would exit 130 silently)."""
+    solver = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", "solve", str(built("twl06", "26")),
+                               "--boards", "-"], cwd=REPO, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        solver.stdin.write(CHAMPION + "\n")
+        solver.stdin.flush()
+        assert solver.stdout.readline().strip().isdigit()  # the command is running, waiting on stdin
+        solver.send_signal(signal.SIGINT)
+        stdout, stderr = solver.communicate(timeout=60)
+    finally:
+        if solver.poll() is None:
+            solver.kill()
+    assert (solver.returncode, stderr) == (130, "dawg-solve: error: interrupted\n")
 
 
 def test_default_lexicon_is_compiled_once(tmp_path):

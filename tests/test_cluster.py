@@ -169,6 +169,24 @@ def test_ctrl_c_on_a_local_cluster_keeps_the_finished_tasks(lexicon_dir, tmp_pat
     assert 1 <= done < 6 and f"seed 3: {done} of 6 tasks, " in stdout
 
 
+def test_ctrl_c_as_a_record_is_made_durable_keeps_it(cluster, lexicon, tmp_path, monkeypatch):
+    """Ctrl-C that lands while a record is being written (a reader may already see it in the
+    checkpoint) leaves that record in the outcome: what the checkpoint holds is reported."""
+    path = tmp_path / "run.ckpt"
+    plan = _plan(lexicon)
+    make_durable = Checkpoint.append
+
+    def interrupted_after_the_write(self, task, record):
+        make_durable(self, task, record)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Checkpoint, "append", interrupted_after_the_write)
+    with Checkpoint.open(path, plan.header(), resume=False) as checkpoint, Engine(scheduler=cluster) as engine:
+        outcome = engine.run(plan.job(), checkpoint)
+    assert outcome.interrupted and not outcome.complete
+    assert list(outcome.records) == list(read_checkpoint(path).records) and len(outcome.records) == 1
+
+
 def _recorded_tasks(checkpoint: Path) -> list:
     """The task ids of a checkpoint's complete record lines (none when there is no file yet)."""
     lines = checkpoint.read_bytes().splitlines() if checkpoint.exists() else []

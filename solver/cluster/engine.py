@@ -221,9 +221,11 @@ class Engine:
                     if isinstance(record, TaskError):
                         outcome.failures += 1
                         raise DawgError(record.message)
+                    # Kept before it is made durable: Ctrl-C during the fsync must not drop a
+                    # record the checkpoint (and anyone reading it) may already hold.
+                    records[task] = record
                     if checkpoint is not None:
                         checkpoint.append(task, record)
-                    records[task] = record
                     if on_record is not None and on_record(task, record):
                         outcome.stopped_early = True
                         return outcome
