@@ -14,14 +14,14 @@ Memory per class, for R entry rows and C cells (K = ceil(C / 12) key words a
 row, W <= C the longest row): the walk's buffer (8K + 8 bytes a row, kept from
 class to class in this process), the sort's arrays (32 bytes a row while
 sorting, 48 when K > 1), the sorted rows (2W + 8 bytes a row), a tree while
-one is walked (14 bytes a node, about 3.2 nodes a row on ENABLE2K 3x4
-classes: 45 bytes a row) and, down the branch being explored, one subclass
-buffer per forced cell, each no larger than its parent (also kept for the
-next class): at most about (8K + 8) + (C + 1) x (2W + 8) + 45 bytes a row,
-477 at 12 cells. A class whose walk would give more than MAX_ROWS rows (2^25)
-is proved in pieces, one bucket halved until each piece fits, so a class
-never needs more than about 15 GiB (12 cells); in practice subclasses shrink
-fast, most classes are walked from their root (no subclass buffers), and a
+one is walked (about 3.1 nodes a row on ENABLE2K 3x4 classes, 5 bytes a
+choice and 13 a letter: about 30 bytes a row) and, down the branch being
+explored, one subclass buffer per forced cell, each no larger than its parent
+(also kept for the next class): at most about (8K + 8) + (C + 1) x (2W + 8)
++ 30 bytes a row, 462 at 12 cells. A class whose walk would give more than
+MAX_ROWS rows (2^25) is proved in pieces, one bucket halved until each piece
+fits, so a class never needs more than about 14.5 GiB (12 cells); in practice
+subclasses shrink fast, most classes are walked from their root (no subclass buffers), and a
 worker proving ENABLE2K 3x4 classes of up to 2^25 rows peaks at a few GB.
 """
 
@@ -237,8 +237,8 @@ class _Prover:
         for r, c in enumerate(self.order):
             self.letters[r, :len(self.codes[c])] = self.codes[c]
         board = np.full(self.shape.cells, -1, np.int64)
-        tree = self.w.build_tree(tokens, pts, 0)  # its root's bound is the piece's
-        bound = int(tree[-1][0])
+        tree = self.w.build_tree(tokens, pts, 0)
+        bound = self.w.root_bound(tree)  # the piece's
         if not self._walks(0, bound):
             tree = None  # the piece is forced by merging: its tree is not needed
         self._search(tokens, pts, 0, bound, 0, board, tree)
