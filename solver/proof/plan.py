@@ -21,8 +21,9 @@ Coarser classes cost less to list and sort (a class's walk visits each of
 its word paths once, however many boards share it) and more to search; the
 defaults are the fastest of the splits measured on ENABLE2K
 (benchmarks/results/prove.md). On 3x4 the 1,863 classes with whole-charset
-corners project to about 16,700 CPU-seconds in all (1,449 of them proved); 3 buckets everywhere
-(134,865 classes) projected to about 29,000 at an earlier commit, and 2 buckets on the other
+corners took 16,617 CPU-seconds in all (a full proof, before the level-order
+walk); 3 buckets everywhere (134,865 classes) projected to about 29,000 at an
+earlier commit, and 2 buckets on the other
 cells (88 classes of up to 126 million rows, proved in pieces) model at
 about the same as the default, in classes of up to 12 minutes and 2.3 times
 the memory.
