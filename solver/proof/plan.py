@@ -23,9 +23,8 @@ defaults are the fastest of the splits measured on ENABLE2K
 (benchmarks/results/prove.md). On 3x4 the 1,863 classes with whole-charset
 corners took 16,617 CPU-seconds in all (a full proof, before the level-order
 walk); 3 buckets everywhere (134,865 classes) projected to about 29,000 at an
-earlier commit, and 2 buckets on the other
-cells (88 classes of up to 126 million rows, proved in pieces) model at
-about the same as the default, in classes of up to 12 minutes and 2.3 times
+earlier commit, and 2 buckets on the other cells (88 classes of up to 126
+million rows, proved in pieces) model at about the same as the default, in classes of up to 12 minutes and 2.3 times
 the memory.
 `--classes SPEC` overrides it: comma-separated buckets for every cell
 ("aeiou,bcdfgh...,..."), or "CORNERS/OTHERS" with a comma list each side.

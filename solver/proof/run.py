@@ -21,8 +21,8 @@ explored, one subclass buffer per forced cell, each no larger than its parent
 + 30 bytes a row, 462 at 12 cells. A class whose walk would give more than
 MAX_ROWS rows (2^25) is proved in pieces, one bucket halved until each piece
 fits, so a class never needs more than about 14.5 GiB (12 cells); in practice
-subclasses shrink fast, most classes are walked from their root (no subclass buffers), and a
-worker proving ENABLE2K 3x4 classes of up to 2^25 rows peaks at a few GB.
+subclasses shrink fast, most classes are walked from their root (no subclass
+buffers), and a worker proving ENABLE2K 3x4 classes of up to 2^25 rows peaks at a few GB.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ few adjacent entries instead of one node per cache line: 197.6 -> 147.4 CPU-s
 on 24 ENABLE2K 3x4 classes and 66.0 -> 57.8 on the 3x3 proof, against the
 preorder layout with skip links it replaced (benchmarks/results/prove.md). A
 depth-first order with consecutive children walked slower (7.6 s against 3.3
-on one 3x4 class).
+breadth first on one 3x4 class).
 
 `walk` forces the cells of ranks rank0.. in split order, one letter at a time,
 keeping per rank the choice nodes reached so far (pending): forcing a letter
