@@ -57,6 +57,18 @@ def flag_name(parameter: str) -> str:
     return ARGUMENT_NAMES.get(parameter, "--" + parameter.replace("_", "-"))
 
 
+def cli_message(err: DawgError) -> str:
+    """An error's message as the command line says it: the API parameters it names are written as
+    the flags that set them (the library's own message names them as the API does)."""
+    from .solver.board import ForeignLetterError
+
+    if isinstance(err, ParameterError):
+        return f"{flag_name(err.name)}: {err.problem}"
+    if isinstance(err, ForeignLetterError):
+        return err.worded(flag_name)
+    return str(err)
+
+
 def run_cli(app, prog: str) -> None:
     """Run a typer app as `prog` with the shared behaviour described in the module docstring."""
     import typer
@@ -100,14 +112,14 @@ def run_plain(action: Callable[[], None], prog: str) -> None:
 
 def _fail_for(prog: str, err: BaseException) -> None:
     """Exit with one line on stderr for bad input (1), a bad command line (2) or Ctrl-C (130)."""
-    if isinstance(err, (KeyboardInterrupt, _Interrupted)):
-        _fail(prog, "interrupted", 130)
+    if isinstance(err, (KeyboardInterrupt, _Interrupted)):  # a command may say what was kept
+        _fail(prog, f"interrupted: {err}" if str(err) else "interrupted", 130)
     elif isinstance(err, UsageError):
         _fail(prog, str(err), USAGE_STATUS)
     elif isinstance(err, ParameterError):
-        _fail(prog, f"{flag_name(err.name)}: {err.problem}", USAGE_STATUS)
+        _fail(prog, cli_message(err), USAGE_STATUS)
     else:
-        _fail(prog, str(err), 1)
+        _fail(prog, cli_message(err), 1)
 
 
 def _prepare(command, prog: str) -> None:
@@ -158,8 +170,8 @@ def _guard(callback: Callable) -> Callable:
             return result
         except BrokenPipeError:
             raise _PipeClosed from None
-        except KeyboardInterrupt:
-            raise _Interrupted from None
+        except KeyboardInterrupt as err:
+            raise _Interrupted(*err.args) from None
 
     return run
 
@@ -279,3 +291,15 @@ def cli_lexicon(file, fmt: str | None, prog: str = "dawg-solve"):
     from .defaults import lexicon_or_default
 
     return lexicon_or_default(file, fmt, announce=lambda message: print(f"{prog}: {message}", file=sys.stderr))
+
+
+def lone_path_error(text: str, wanted: str) -> UsageError:
+    """The error for a lone argument that names a path where `wanted` (e.g. "a BOARD") must follow
+    a lexicon: it says whether the path holds a lexicon, and if not, why not."""
+    from .solver.lexicon import open_lexicon
+
+    try:
+        open_lexicon(text)
+    except DawgError as err:
+        return UsageError(f"{text} is not {wanted} and holds no lexicon ({err})")
+    return UsageError(f"{text} is a lexicon: give {wanted} after it")

@@ -73,7 +73,8 @@ def run_on_engine(plan, run, headline: str, nouns: tuple[str, str], best_of, wor
     from .cluster_progress import EngineProgress
     from .solver.cluster import Checkpoint, Engine
 
-    opened = Checkpoint.open(checkpoint, plan.header(), resume) if checkpoint is not None else nullcontext()
+    opened = Checkpoint.open(checkpoint, plan.header(), resume, plan.check_record) if checkpoint is not None \
+        else nullcontext()
     with opened as record_file, Engine(workers, scheduler) as engine, \
             EngineProgress(quiet, headline, engine, nouns, PROG) as progress:
         answer = run(plan, engine, record_file, on_status=progress.update,

@@ -111,12 +111,9 @@ def words(
     numbers: bool = typer.Option(False, "--numbers", help="Also print each word's number."),
 ) -> None:
     """Print every word of a compiled lexicon, one per line, alphabetically."""
-    lex = open_lexicon(path, fmt)
-    out = sys.stdout
-    if numbers:
-        out.writelines(f"{display(w)}\t{n}\n" for w, n in lex.numbered_words())
-    else:
-        out.writelines(f"{w}\n" for w in lex.word_list())
+    lex = open_lexicon(path, fmt)  # the words stream out: a small file can hold hundreds of millions
+    line = "{}\t{}\n" if numbers else "{}\n"
+    sys.stdout.writelines(line.format(display(w), n) for w, n in lex.iter_numbered_words())
 
 
 def main() -> None:

@@ -208,7 +208,7 @@ def play(
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="JSON lines: the start, each word's verdict, the summary."),
 ) -> None:
-    """Play a timed round: type words, one per line; Ctrl-D or Ctrl-C ends it early."""
+    """Play a timed round: type words, one per line; Ctrl-D or Ctrl-C ends it early (Ctrl-C with status 130)."""
     if sys.stdin is None or sys.stdin.closed:
         raise DawgError("stdin is closed: play reads the player's words from it")
     finite_option("--seconds", seconds, 0, MAX_SECONDS, low_inclusive=True)
@@ -239,6 +239,8 @@ def play(
     print(header, file=sys.stderr if as_json else sys.stdout, flush=True)
     summary, reason = run_round(round_, seconds, as_json)
     if as_json:
-        print(json.dumps({"event": "end", "reason": reason, **summary.to_json()}))
+        print(json.dumps({"event": "end", "reason": reason, **summary.to_json()}), flush=True)
     else:
-        print(_summary_text(summary, ENDINGS[reason]))
+        print(_summary_text(summary, ENDINGS[reason]), flush=True)
+    if reason == "interrupt":
+        raise KeyboardInterrupt  # summed up; Ctrl-C still ends the command as it ends any, with status 130

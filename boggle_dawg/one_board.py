@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cli_common import cli_lexicon, plural
-from .solver.board import Board, Shape, parse_board
-from .solver.errors import DawgError, UsageError
+from .cli_common import cli_lexicon, lone_path_error, plural
+from .solver.board import Board, Shape, blank_foreign, parse_board
+from .solver.errors import DawgError
 from .solver.lexicon import Lexicon
 
 PROG = "dawg-solve"
@@ -18,12 +18,16 @@ PROG = "dawg-solve"
 
 def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, as_json: bool,
                 skip_foreign: bool) -> None:
+    """The grid and score (and the words); with `skip_foreign`, a foreign letter's cell is shown as
+    the blank it scores as, in the grid and in the JSON board alike."""
+    if skip_foreign:
+        board = blank_foreign(board, lex.charset)
     if not (show_words or show_paths or as_json):
-        score, count = lex.score_and_count(board, skip_foreign=skip_foreign)
+        score, count = lex.score_and_count(board)
         print(board.grid())
         print(f"{score} {plural('point', score)}, {count} {plural('word', count)}")
         return
-    found = lex.words(board, skip_foreign=skip_foreign)
+    found = lex.words(board)
     score = sum(f.points for f in found)
     if as_json:
         import json
@@ -45,17 +49,22 @@ def _lone_argument_is_board(text: str, shape: Shape | None) -> Board:
         return parse_board(text, shape)
     except DawgError:
         if Path(text).exists():
-            raise UsageError(f"{text} is a lexicon path: give a BOARD after it, or --boards PATH") from None
+            raise lone_path_error(text, "a BOARD (or --boards PATH)") from None
         raise
 
 
 def solve_board(args: list[str], shape: Shape | None, fmt: str | None, words: bool, paths: bool, as_json: bool,
-                skip_foreign: bool) -> None:
-    """Print one board's score (and words): args is [BOARD] or [FILE, BOARD]."""
+                skip_foreign: bool, backend: str = "cpu") -> None:
+    """Print one board's score (and words): args is [BOARD] or [FILE, BOARD]. The board is walked
+    here on the CPU; another `backend` asked for must still be able to score the lexicon."""
     if len(args) == 1:
         board = _lone_argument_is_board(args[0], shape)
         lex = cli_lexicon(None, fmt, PROG)
     else:
         board = parse_board(args[1], shape)
         lex = cli_lexicon(Path(args[0]), fmt, PROG)
+    if backend != "cpu":
+        from .solver.backends import check_backend
+
+        check_backend(lex, backend)
     print_board(lex, board, words, paths, as_json, skip_foreign)

@@ -5,7 +5,9 @@ The proof itself is `solver.proof`; its classes run as tasks on the Dask engine
 --workers or --scheduler say otherwise, the same path for one machine and many.
 This module reads the options, shows progress on stderr (classes done of all,
 workers, the best board so far, an estimate of the time left over the shuffled class
-order) and prints the boards found and the statement the proof makes.
+order) and prints the boards found and the statement the proof makes, once every board
+reported has been checked and scored again (and, with --verify-sample, a sample of the
+classes proved again here); Ctrl-C says how many classes the checkpoint keeps.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from .cluster_cli import (
     workers_option,
 )
 from .solver.board import parse_size
+from .solver.errors import UsageError
 from .solver.formats import format_help
 
 PROG = "dawg-solve"
+NOUNS = ("class", "classes")
 
 
 def _statement(result) -> str:
@@ -57,6 +61,9 @@ def prove(
     scheduler: str | None = scheduler_option(),
     checkpoint: Path | None = checkpoint_option(),
     resume: bool = resume_option(),
+    verify_sample: int = typer.Option(0, "--verify-sample", metavar="N",
+                                      help="Prove N recorded classes (drawn by --seed) again in this process and "
+                                           "check their records: for workers or checkpoints not all trusted."),
 ) -> None:
     """Prove which boards of a size score at least --min-score, and that no other board does.
 
@@ -70,9 +77,12 @@ def prove(
     check_min_score(min_score)
     lex = cli_lexicon(file, fmt)
     check_engine_options(workers, scheduler, checkpoint, resume)
-    result = _prove_on_engine(lex, shape, min_score, classes, seed, workers, scheduler, checkpoint, resume, quiet)
+    if verify_sample < 0:
+        raise UsageError(f"--verify-sample: must be 0 or more, got {verify_sample}")
+    result, verified = _prove_on_engine(lex, shape, min_score, classes, seed, workers, scheduler, checkpoint, resume,
+                                        quiet, verify_sample)
     if as_json:
-        print(json.dumps({"lexicon": str(lex.path), **result.to_dict()}))
+        print(json.dumps({"lexicon": str(lex.path), **result.to_dict(), "verified": verified}))
         return
     n = len(result.boards)
     if n:
@@ -84,17 +94,40 @@ def prove(
 
 
 def _prove_on_engine(lex, shape, min_score: int, classes: str | None, seed: int, workers: int | None,
-                     scheduler: str | None, checkpoint: Path | None, resume: bool, quiet: bool):
-    """The proof's classes as tasks on a local cluster or a scheduler (solver.cluster.prove_job)."""
+                     scheduler: str | None, checkpoint: Path | None, resume: bool, quiet: bool, verify_sample: int):
+    """The proof's classes as tasks on a local cluster or a scheduler (solver.cluster.prove_job), then
+    `verify_sample` of them proved again here; returns the result and how many were verified."""
     from .solver.cluster.prove_job import ProvePlan, prove_on_engine
 
     plan = ProvePlan(lex, shape, min_score, classes, seed)
-    nouns = ("class", "classes")
-    headline = f"proof of {shape} boards at {min_score:,}: {count(len(plan.ids), *nouns)}"
-    (result, outcome), label = run_on_engine(plan, prove_on_engine, headline, nouns, lambda record: record["boards"],
-                                             workers, scheduler, checkpoint, resume, quiet)
-    if not outcome.complete:  # Ctrl-C: a proof with classes missing proves nothing
-        raise KeyboardInterrupt
-    closing_line(f"proved {count(len(plan.ids), *nouns)} in {result.seconds:.1f} s, "
+    headline = f"proof of {shape} boards at {min_score:,}: {count(len(plan.ids), *NOUNS)}"
+    try:
+        (result, outcome), label = run_on_engine(plan, prove_on_engine, headline, NOUNS,
+                                                 lambda record: record["boards"], workers, scheduler, checkpoint,
+                                                 resume, quiet)
+        complete = outcome.complete
+    except KeyboardInterrupt:
+        complete = False
+    if not complete:  # Ctrl-C: a proof with classes missing proves nothing
+        raise KeyboardInterrupt(_kept(len(plan.ids), checkpoint))
+    closing_line(f"proved {count(len(plan.ids), *NOUNS)} in {result.seconds:.1f} s, "
                  f"{result.cpu_seconds:,.1f} CPU-s in the classes ({label})", quiet)
-    return result
+    if verify_sample:
+        closing_line(f"proving {count(min(verify_sample, len(plan.ids)), *NOUNS)} again here to check their "
+                     f"records (--verify-sample)", quiet)
+        verified = len(plan.verify_sample(outcome.records, verify_sample))
+        closing_line(f"{count(verified, *NOUNS)} verified: the records match", quiet)
+        return result, verified
+    return result, 0
+
+
+def _kept(total: int, checkpoint: Path | None) -> str:
+    """What an interrupted proof leaves, for its one line."""
+    from .solver.cluster.checkpoint import read_checkpoint
+
+    if checkpoint is None:
+        return ("nothing was recorded (no --checkpoint): the classes proved are lost; give --checkpoint PATH "
+                "to keep each as it finishes")
+    done = len(read_checkpoint(checkpoint).records)
+    return (f"{done:,} of {count(total, *NOUNS)} recorded in {checkpoint}; run the same command with --resume "
+            f"to continue")

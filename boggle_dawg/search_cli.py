@@ -24,6 +24,7 @@ from .cli_common import (
     device_option,
     finite_option,
     jobs_option,
+    lone_path_error,
     plural,
     workers_label,
 )
@@ -38,14 +39,17 @@ from .cluster_cli import (
     workers_option,
 )
 from .solver.board import Shape, parse_board, parse_size
+from .solver.cluster.search_job import MAX_TASKS, check_tasks
 from .solver.dice_sets import random_seed
-from .solver.errors import UsageError
+from .solver.errors import DawgError, UsageError
 from .solver.formats import format_help
 from .solver.search import METHODS, REARRANGE_METHODS, Budget, RearrangeResult, SearchResult, SearchStatus
 from .solver.search import rearrange as rearrange_letters
 from .solver.search import search as search_boards
+from .solver.search.methods import MAX_POOL_BYTES
 
 DEFAULT_SECONDS = 10.0
+DEFAULT_SIZE = "4x4"
 MAX_TEMPERATURE = 1e9  # anneal --t0/--t1: far above any score difference; larger is a typo
 PLAIN_PROGRESS_EVERY = 5.0  # seconds between progress lines when stderr is not a terminal
 PROG = "dawg-solve"
@@ -57,6 +61,7 @@ STOPPED = {"seconds": "time limit reached", "rounds": "round limit reached",
 _BUDGET_HELP = (f"At most {MAX_SECONDS:g}. Without --seconds, --rounds or --evaluations the search runs for "
                 f"{DEFAULT_SECONDS:g} s.")
 _ANNEAL = METHODS["anneal"].options
+_POOL_LIMIT = f" At most what a round can hold in {MAX_POOL_BYTES >> 30} GiB (the error says how many)."
 
 
 def _anneal_help(text: str, name: str) -> str:
@@ -149,14 +154,16 @@ def _result_json(result: SearchResult) -> dict:
     rate = result.evaluations / result.seconds if result.seconds > 0 else 0.0
     return {"method": result.method, "size": str(result.shape), "alphabet": result.alphabet.upper(),
             "seed": result.seed, "rounds": result.rounds, "evaluations": result.evaluations,
-            "stopped": result.stopped, "seconds": round(result.seconds, 3), "boards_per_second": round(rate),
+            "stopped": result.stopped, "complete": result.stopped != "interrupted",
+            "seconds": round(result.seconds, 3), "boards_per_second": round(rate),
             "best": {"board": result.best.board, "score": result.best.score},
             "top": [{"board": b.board, "score": b.score} for b in result.top]}
 
 
 def search(
     file: Path | None = typer.Argument(None, metavar="[FILE]", help="Lexicon (default: the shipped one)."),
-    size: str = typer.Option("4x4", "--size", "-s", metavar="RxC", help="Board size RxC."),
+    size: str | None = typer.Option(None, "--size", "-s", metavar="RxC",
+                                    help=f"Board size RxC [default: the --start board's, else {DEFAULT_SIZE}]."),
     method: str = typer.Option("hillclimb", "--method", "-m", help=_methods_help(METHODS)),
     seconds: float | None = typer.Option(None, "--seconds", "-t", help="Stop at the first round boundary "
                                             "after this many seconds. " + _BUDGET_HELP),
@@ -172,7 +179,7 @@ def search(
     alphabet: str | None = typer.Option(None, "--alphabet", help="Letters to use [default: the lexicon's "
                                            "charset]; 'q' is the Qu die."),
     start: str | None = typer.Option(None, "--start", help="Board the first climb or run starts from."),
-    pool: int | None = typer.Option(None, "--pool", help=_pool_help(METHODS)),
+    pool: int | None = typer.Option(None, "--pool", help=_pool_help(METHODS) + _POOL_LIMIT),
     steps: int | None = typer.Option(None, "--steps", help=_anneal_help("Rounds per cooling run", "steps")),
     t0: float | None = typer.Option(None, "--t0", help=_anneal_help("Starting temperature", "t0")),
     t1: float | None = typer.Option(None, "--t1", help=_anneal_help("Final temperature", "t1")),
@@ -183,7 +190,7 @@ def search(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
     tasks: int = typer.Option(1, "--tasks", help="Independent searches, each with the whole budget and its own "
                                   "seed derived from --seed; their top lists are merged. More than one runs on "
-                                  "the Dask engine."),
+                                  f"the Dask engine. At most {MAX_TASKS:,}."),
     workers: int | None = workers_option(),
     scheduler: str | None = scheduler_option(),
     checkpoint: Path | None = checkpoint_option(),
@@ -195,13 +202,12 @@ def search(
     whatever --jobs, --workers or --scheduler, and after any number of --resume; with
     --seconds it depends on how far the search got in the time.
     """
-    shape = parse_size(size)
+    shape = _search_shape(size, start)
     jobs = jobs_option(jobs, PROG)
     backend = device_option(device, PROG)
     budget = _budget(seconds, rounds, evaluations, target)
     options = _anneal_options(steps, t0, t1, swap_share)
-    if tasks < 1:
-        raise UsageError(f"--tasks: must be 1 or more, got {tasks}")
+    check_tasks(tasks)
     engine = check_engine_options(workers, scheduler, checkpoint, resume) or tasks > 1
     lex = cli_lexicon(file, fmt)
     if seed is None and resume:
@@ -223,7 +229,30 @@ def search(
         progress.report(result, label)
     if as_json:
         print(json.dumps({**_result_json(result), "tasks": tasks}))
-        return
+    else:
+        _print_search(result, shape, tasks, done)
+    _end_if_interrupted(result, as_json, "boards")
+
+
+def _search_shape(size: str | None, start: str | None) -> Shape:
+    """--size, else the --start board's own shape, else DEFAULT_SIZE. A start board of another shape
+    than --size is a usage error; a bad one fails as it would for solve."""
+    shape = parse_size(size) if size else None
+    if start is None:
+        return shape or parse_size(DEFAULT_SIZE)
+    if shape is None:
+        return parse_board(start).shape
+    try:
+        own = parse_board(start).shape
+    except DawgError:
+        own = None  # neither rows nor a square: only --size shapes it
+    if own is not None and own != shape:
+        raise UsageError(f"--start is a {own} board, --size {shape}: give one, or make them agree")
+    parse_board(start, shape)
+    return shape
+
+
+def _print_search(result: SearchResult, shape: Shape, tasks: int, done: int) -> None:
     best = parse_board(result.best.board, shape)
     print(f"best board, {result.best.score} {plural('point', result.best.score)}:")
     print(best.grid())
@@ -233,6 +262,15 @@ def search(
         print(f"{rank:4}  {board.score:6}  {board.board}")
     print()
     print(_summary(result, tasks, done))
+
+
+def _end_if_interrupted(result: SearchResult, as_json: bool, found: str) -> None:
+    """After Ctrl-C the result printed is partial: say so (the JSON says "complete": false) and
+    end as every command does on Ctrl-C, with status 130."""
+    if result.stopped == "interrupted":
+        if not as_json:
+            print(f"interrupted: a partial result, the best {found} found before Ctrl-C", flush=True)
+        raise KeyboardInterrupt
 
 
 def _search_on_engine(plan, workers: int | None, scheduler: str | None, checkpoint: Path | None, resume: bool,
@@ -253,9 +291,11 @@ def _search_on_engine(plan, workers: int | None, scheduler: str | None, checkpoi
 
 def rearrange(
     args: list[str] = typer.Argument(..., metavar="[FILE] LETTERS",
-                                     help="Lexicon (default: the shipped one) and the letters to place, "
-                                          "one per cell ('q' is the Qu die)."),
-    size: str | None = typer.Option(None, "--size", "-s", metavar="RxC", help="Board size RxC [default: square]."),
+                                     help="Lexicon (default: the shipped one) and the letters to place, one per "
+                                          "cell, in board notation ('q' is the Qu die; rows split by '/' give "
+                                          "the size)."),
+    size: str | None = typer.Option(None, "--size", "-s", metavar="RxC",
+                                    help="Board size RxC [default: the rows of LETTERS, else square]."),
     method: str = typer.Option("hillclimb", "--method", "-m", help=_methods_help(REARRANGE_METHODS)),
     seconds: float | None = typer.Option(None, "--seconds", "-t", help="Stop at the first round boundary "
                                             "after this many seconds. " + _BUDGET_HELP),
@@ -266,7 +306,7 @@ def rearrange(
     seed: int | None = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Scoring threads (0 = all cores); never changes results."),
     device: str = typer.Option("cpu", "--device", help=DEVICE_HELP + " Never changes results."),
-    pool: int | None = typer.Option(None, "--pool", help=_pool_help(REARRANGE_METHODS)),
+    pool: int | None = typer.Option(None, "--pool", help=_pool_help(REARRANGE_METHODS) + _POOL_LIMIT),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object: arrangement, score, words."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
@@ -278,9 +318,9 @@ def rearrange(
     if len(args) > 2:
         raise UsageError(f"too many arguments: {' '.join(args[2:])}")
     if len(args) == 1 and not args[0].isalpha() and Path(args[0]).exists():
-        raise UsageError(f"{args[0]} is a lexicon path: give the LETTERS after it")
+        raise lone_path_error(args[0], "the LETTERS")
     letters = args[-1]
-    shape = parse_size(size) if size else _square_for(letters)
+    shape = parse_board(letters, parse_size(size) if size else None).shape  # read as solve reads a board
     jobs = jobs_option(jobs, PROG)
     backend = device_option(device, PROG)
     budget = _budget(seconds, rounds, evaluations, target)
@@ -292,14 +332,7 @@ def rearrange(
                                     on_round=progress)
     progress.report(outcome.search, workers_label(backend, jobs))
     _print_arrangement(outcome, shape, as_json)
-
-
-def _square_for(letters: str) -> Shape:
-    count = sum(ch.isalpha() for ch in letters)
-    side = round(count ** 0.5)
-    if side * side != count:
-        raise UsageError(f"LETTERS: {count} letters do not fill a square board; give --size RxC")
-    return parse_size(f"{side}x{side}")
+    _end_if_interrupted(outcome.search, as_json, "arrangement")
 
 
 def _print_arrangement(outcome: RearrangeResult, shape: Shape, as_json: bool) -> None:

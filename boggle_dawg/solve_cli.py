@@ -31,6 +31,7 @@ from .cli_common import (
     DEVICE_HELP,
     HELP_OPTIONS,
     cli_lexicon,
+    cli_message,
     device_option,
     jobs_option,
     plural,
@@ -77,7 +78,9 @@ class BoardLines:
     A chunk ends after `limit` lines, or earlier when no more input is ready (a
     pipe or terminal that pauses), so an interactive `--boards -` answers each
     line as it is typed. Lines are numbered from 1; a line longer than any board
-    is reported as bad instead of being held in memory.
+    is reported as bad instead of being held in memory. A NUL byte means the
+    input is not text at all (`/dev/zero`, a binary file): the lines before its
+    line are handed out, then reading it raises DawgError naming that line.
     """
 
     def __init__(self, source: str) -> None:
@@ -98,6 +101,8 @@ class BoardLines:
         self.at_end = False
         self.skipping = False  # inside an over-long line, discarding up to its end
         self.number = 0  # lines handed out so far
+        self.binary_line = 0  # the line holding a NUL byte, where reading stops (0: none seen)
+        self.typed = os.isatty(self.fd)  # a terminal: someone types the boards
 
     def close(self) -> None:
         if self.file is not None:
@@ -130,6 +135,8 @@ class BoardLines:
         if self.at_end and self.pending:
             self.ready.append(self.pending)
             self.pending = b""
+        if self.binary_line and not self.ready:
+            raise DawgError(f"{self.name} line {self.binary_line}: binary data (a NUL byte), not boards")
         taken, self.ready = self.ready[:limit], self.ready[limit:]
         first = self.number + 1
         self.number += len(taken)
@@ -142,6 +149,18 @@ class BoardLines:
         if not block:
             self.at_end = True
             return
+        nul = block.find(b"\0")
+        if nul < 0:
+            self._split(block)
+            return
+        self._split(block[:nul])
+        self.binary_line = self.number + len(self.ready) + (0 if self.skipping else 1)
+        if self.skipping and self.ready:
+            self.ready.pop()  # the over-long line holding the NUL: reported as binary instead
+        self.pending, self.skipping, self.at_end = b"", False, True
+
+    def _split(self, block: bytes) -> None:
+        """Queue the lines that `block` completes; keep the start of the next one."""
         if self.skipping:
             end = block.find(b"\n")
             if end < 0:
@@ -235,7 +254,7 @@ def score_chunk(lex: Lexicon, scorer: Scorer, lines: list[tuple[int, bytes | Non
             try:
                 encode_texts([record[1]], lex.charset, shape, skip_foreign)
             except DawgError as err:
-                record[3] = str(err)
+                record[3] = cli_message(err)
         good = [r for r in good if r[3] is None]
         scores = lex.score_many([r[1] for r in good], skip_foreign=skip_foreign, shape=shape, progress=progress,
                                 scorer=scorer)
@@ -267,7 +286,7 @@ def _score_stream(lex: Lexicon, scorer: Scorer, source: str, shape: Shape | None
     progress = None
     start_up = scoring = 0.0
     try:
-        if not quiet and sys.stderr.isatty():
+        if not quiet and sys.stderr.isatty() and not reader.typed:  # a bar would redraw over the typing
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
@@ -320,7 +339,8 @@ def solve(
     strict: bool = typer.Option(False, "--strict", help="--boards: stop at the first bad line [default: report "
                                                         "each bad line, score the rest, exit 1 at the end]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Threads for --boards (0 = all cores)."),
-    device: str = typer.Option("cpu", "--device", help="--boards: " + DEVICE_HELP),
+    device: str = typer.Option("cpu", "--device", help=DEVICE_HELP + " One board is walked on the CPU "
+                                                                     "either way, once the device is checked."),
     skip_foreign: bool = typer.Option(False, "--skip-foreign",
                                       help="Treat letters outside the lexicon's charset as blank cells "
                                            "instead of an error."),
@@ -330,10 +350,10 @@ def solve(
     args = args or []
     shape = parse_size(size) if size else None
     jobs = jobs_option(jobs, PROG)
+    backend = device_option(device, PROG)
     if boards is not None:
         if len(args) > 1:
             raise UsageError("give either BOARD or --boards, not both")
-        backend = device_option(device, PROG)
         lex = cli_lexicon(Path(args[0]) if args else None, fmt)
         score_stream(lex, boards, shape, jobs, as_json, numbered, strict, skip_foreign, quiet, backend)
         return
@@ -341,7 +361,7 @@ def solve(
         raise UsageError("give a BOARD (or --boards PATH); see --help")
     if len(args) > 2:
         raise UsageError(f"too many arguments: {' '.join(args[2:])}")
-    solve_board(args, shape, fmt, words, paths, as_json, skip_foreign)
+    solve_board(args, shape, fmt, words, paths, as_json, skip_foreign, backend)
 
 
 # The other commands, by module: loaded only when asked for, so one board imports none of them.

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,39 +30,75 @@ class Verification:
         self.ok = False
 
 
-def expected_numbers(fmt: str, count: int) -> list[int] | None:
-    """Word numbers in alphabetical order as documented; None where ids are node ids (trie)."""
+def expected_number(fmt: str, count: int) -> Callable[[int], int] | None:
+    """The documented number of the i-th word alphabetically; None where numbers are node ids (trie)."""
     if fmt == "dawg":
-        return list(range(count))
+        return lambda i: i
     if fmt == "adtdawg":
-        return list(range(count, 0, -1))
+        return lambda i: count - i
     return None
 
 
+@dataclass(frozen=True)
+class Enumerated:
+    """How many words a lexicon enumerates and the SHA-256 of their sequence, one per line (folded):
+    equal for two lexicons exactly when they hold the same words."""
+
+    count: int
+    sha256: str
+
+
+def enumerate_words(words: Iterable[str]) -> Enumerated:
+    digest = hashlib.sha256()
+    count = 0
+    for word in words:
+        digest.update(word.encode() + b"\n")
+        count += 1
+    return Enumerated(count, digest.hexdigest())
+
+
 def check_lexicon(lex: Lexicon, result: Verification,
-                  progress: Callable[[int], None] | None = None) -> list[str]:
-    """Numbering and word checks of one opened (hence structurally valid) lexicon; returns its words.
-    `progress(n)` is called as n more words are enumerated."""
-    numbered = lex.numbered_words(progress)
-    words = [w for w, _ in numbered]
-    numbers = [n for _, n in numbered]
+                  progress: Callable[[int], None] | None = None) -> Enumerated:
+    """Numbering and word checks of one opened (hence structurally valid) lexicon, streaming its words
+    (memory bounded by the longest word, whatever their number). `progress(n)` is called as n
+    more words are enumerated."""
+    expected = expected_number(lex.format, lex.word_count)
+    node_used = bytearray(lex.walk.id_count) if expected is None else None
+    ordered = numbered = distinct_nodes = True
+    previous = None
+
+    def checked_words():
+        nonlocal ordered, numbered, distinct_nodes, previous
+        for i, (word, number) in enumerate(lex.iter_numbered_words(progress)):
+            ordered = ordered and (previous is None or previous < word)
+            previous = word
+            if expected is not None:
+                numbered = numbered and number == expected(i)
+            elif node_used[number]:
+                distinct_nodes = False
+            else:
+                node_used[number] = 1
+            yield word
+
+    enumerated = enumerate_words(checked_words())
     name = f"{lex.format} ({lex.path})"
-    if len(words) != lex.word_count:
-        result.failed(f"{name}: enumerates {len(words)} words, header says {lex.word_count}")
-    elif words != sorted(set(words)):
+    if enumerated.count != lex.word_count:
+        result.failed(f"{name}: enumerates {enumerated.count} words, header says {lex.word_count}")
+    elif not ordered:
         result.failed(f"{name}: words are not unique and in alphabetical order")
-    elif (expected := expected_numbers(lex.format, len(words))) is not None and numbers != expected:
+    elif not numbered:
         result.failed(f"{name}: word numbers differ from the documented numbering")
-    elif lex.format == "trie" and len(set(numbers)) != len(numbers):
+    elif not distinct_nodes:
         result.failed(f"{name}: two words share a node")
     else:
-        result.passed(f"{name}: structure valid, {len(words)} words, numbering as documented")
-    return words
+        result.passed(f"{name}: structure valid, {enumerated.count} words, numbering as documented")
+    return enumerated
 
 
 def verify(path: Path, source: Path | None = None, progress: Progress | None = None) -> Verification:
     """Open every lexicon at `path` (a directory: every format present), check each fully, compare
-    them, and with `source` the word list. `progress` follows the word-by-word checks."""
+    them, and with `source` the word list. `progress` follows the word-by-word checks. The
+    lexicons' words are streamed, never held; the source's are (as its build held them)."""
     result = Verification()
     manifest, lexicons = open_all(path)
     if manifest:
@@ -76,14 +113,14 @@ def verify(path: Path, source: Path | None = None, progress: Progress | None = N
             progress(what, done, total)
         return step if progress else None
 
-    word_lists = {lex.format: check_lexicon(lex, result, advance(f"enumerating the {lex.format}"))
+    enumerated = {lex.format: check_lexicon(lex, result, advance(f"enumerating the {lex.format}"))
                   for lex in lexicons}
-    reference = next(iter(word_lists.values()))
-    if len(word_lists) > 1:
-        if all(words == reference for words in word_lists.values()):
-            result.passed(f"{', '.join(word_lists)} hold the same {len(reference)} words")
+    reference = next(iter(enumerated.values()))
+    if len(enumerated) > 1:
+        if all(words == reference for words in enumerated.values()):
+            result.passed(f"{', '.join(enumerated)} hold the same {reference.count} words")
         else:
-            result.failed(f"{', '.join(word_lists)} hold different words")
+            result.failed(f"{', '.join(enumerated)} hold different words")
 
     if source is not None:
         if manifest is None:
@@ -98,16 +135,32 @@ def verify(path: Path, source: Path | None = None, progress: Progress | None = N
             advance(f"reading {source.name}")(lexicons[0].word_count)
         if manifest and words.sha256 != manifest.data["source"]["sha256"]:
             result.failed(f"source: {source} is not the list this build was made from (SHA-256 differs)")
-        elif words.words == reference:
+        elif enumerate_words(words.words) == reference:
             result.passed(f"source: round trip to {source} gives exactly its {len(words.words)} "
                           f"words for charset {charset.letters.upper()}")
         else:
-            missing = len(set(words.words) - set(reference))
-            extra = len(set(reference) - set(words.words))
+            missing, extra = differences(words.words, (w for w, _ in lexicons[0].iter_numbered_words()))
             result.failed(f"source: {missing} words of {source} missing, {extra} not in it")
     elif manifest is not None:
         result.checks.append(f"skip  source: round trip needs --source {manifest.data['source']['name']}")
     return result
+
+
+def differences(expected: Iterable[str], found: Iterable[str]) -> tuple[int, int]:
+    """(words only in `expected`, words only in `found`) of two sorted sequences, merged one by one."""
+    missing = extra = 0
+    expected, found = iter(expected), iter(found)
+    want, got = next(expected, None), next(found, None)
+    while want is not None or got is not None:
+        if got is None or (want is not None and want < got):
+            missing += 1
+            want = next(expected, None)
+        elif want is None or got < want:
+            extra += 1
+            got = next(found, None)
+        else:
+            want, got = next(expected, None), next(found, None)
+    return missing, extra
 
 
 def describe(path: Path) -> dict:

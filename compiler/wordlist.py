@@ -10,9 +10,10 @@ naming the file and line.
 
 The file is streamed in chunks, so hostile input fails at once with bounded
 memory: a NUL byte, bytes that are not UTF-8, a line over MAX_LINE_BYTES, a
-file over MAX_LIST_BYTES (/dev/zero and /dev/urandom among them). A word over
-MAX_WORD_LETTERS (the headers store the length in one byte) is an error too,
-unless a maximum length was asked for, which drops it.
+file over MAX_LIST_BYTES (/dev/zero and /dev/urandom among them). A named pipe
+other than standard input is refused at once: opening it would wait for a
+writer. A word over MAX_WORD_LETTERS (the headers store the length in one
+byte) is an error too, unless a maximum length was asked for, which drops it.
 
 Boggle rules, in this order, each drop counted: a repeated word; fewer than 3
 letters; a 'q' not followed by 'u'; letters outside the charset (after "qu" is
@@ -24,6 +25,8 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import os
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,7 +75,7 @@ def read_entries(path: Path, max_letters: int | None = MAX_WORD_LETTERS) -> Entr
     parser = _Parser(path, max_letters)
     size = 0
     pending = b""  # the unfinished last line of what has been read
-    with reading(path, "word list"), open(path, "rb") as fh:
+    with reading(path, "word list"), open(path, "rb", opener=_open_list) as fh:
         while True:
             chunk = fh.read(CHUNK_BYTES)
             if chunk:
@@ -95,6 +98,30 @@ def read_entries(path: Path, max_letters: int | None = MAX_WORD_LETTERS) -> Entr
                 raise DawgError(f"{path} line {parser.lines + 1}: longer than {MAX_LINE_BYTES} bytes, not a word")
             if not chunk:
                 return Entries(parser.words, parser.lines, digest.hexdigest(), size)
+
+
+def _open_list(path: str, flags: int) -> int:
+    """Open a word list without waiting: a named pipe or socket would block until a writer came,
+    so only standard input may be one (as /dev/stdin)."""
+    fd = os.open(path, flags | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+            if not _is_stdin(st):
+                kind = "a named pipe" if stat.S_ISFIFO(st.st_mode) else "a socket"
+                raise DawgError(f"{path}: {kind}, not a word list file (pipe a list to standard input instead)")
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _is_stdin(st: os.stat_result) -> bool:
+    try:
+        return os.path.samestat(st, os.fstat(0))
+    except OSError:
+        return False
 
 
 def _split_lines(text: str) -> list[str]:

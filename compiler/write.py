@@ -12,13 +12,17 @@ renamed in: between those two renames the output is missing (readers get "no
 such file"), never mixed.
 
 Builds into one output take an exclusive `flock` on `.NAME.lock` beside it
-(deleted afterwards) for the write and the switch, so concurrent builds
-serialise and the last one wins whole. Holding the lock, a build first deletes what killed builds left
-(`.NAME.new-*`, `.NAME.old-*`; older versions' `.FILE.tmp-PID` files inside
-the output go with the old tree). An output that exists and is not a
-directory, or holds anything but build files, is refused before any work, so
-no user data is replaced. A shell whose working directory is the output keeps
-the old, deleted directory as its working directory.
+(an empty file, deleted afterwards) for the write and the switch, so
+concurrent builds serialise and the last one wins whole. Holding the lock, a
+build first deletes what killed builds left (`.NAME.new-PID-HEX`,
+`.NAME.old-PID-HEX`). A build replaces or deletes only what is provably a
+build's: the output's entries must be regular files named as build files, a
+leftover must be a directory named exactly as above holding only such files,
+the lock an empty regular file. Anything else (an output that is not a
+directory, a directory or link named `trie.bin`, a user's `.out.new-...`
+folder) makes the build refuse before any work, in one line naming the entry,
+touching nothing. A shell whose working directory is the output keeps the
+old, deleted directory as its working directory.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -50,7 +55,6 @@ from .dawg import Dawg
 from .trie import Trie
 
 BUILD_FILES = frozenset((TRIE_FILE, DAWG_FILE, *ADT_FILES, MANIFEST_FILE))
-_OLD_TEMPORARY = re.compile(rf"\.(?:{'|'.join(map(re.escape, sorted(BUILD_FILES)))})\.tmp-\d+")  # earlier versions staged here
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 
@@ -103,17 +107,47 @@ def manifest_bytes(manifest: dict) -> bytes:
 
 
 def check_output_dir(out_dir: Path) -> None:
-    """Refuse an output that exists and is neither a previous build nor an empty directory."""
-    if not (out_dir.is_symlink() or out_dir.exists()):
-        return
+    """Refuse an output, or an entry beside it, that a build would replace or delete and that is not
+    provably a build's (see the module docstring)."""
     target = Path(os.path.realpath(out_dir))
-    if not target.is_dir():
-        raise DawgError(f"{out_dir}: exists and is not a directory")
-    with reading(out_dir, "directory"):
-        foreign = sorted(name for name in os.listdir(target)
-                         if name not in BUILD_FILES and not _OLD_TEMPORARY.fullmatch(name))
-    if foreign:
-        raise DawgError(f"{out_dir}: holds {foreign[0]!r}, which is not part of a lexicon build; not replacing it")
+    if out_dir.is_symlink() or out_dir.exists():
+        if not target.is_dir():
+            raise DawgError(f"{out_dir}: exists and is not a directory")
+        with reading(out_dir, "directory"):
+            foreign = [name for name in sorted(os.listdir(target)) if not _is_build_file(target / name)]
+        if foreign:
+            raise DawgError(f"{out_dir}: holds {foreign[0]!r}, which is not part of a lexicon build; "
+                            f"not replacing it")
+    for entry in _leftovers(target.parent, target.name):
+        if not _is_leftover(entry):
+            raise DawgError(f"{entry}: named like a build's, but not a leftover of a build; not deleting it")
+
+
+def _is_build_file(path: Path) -> bool:
+    return path.name in BUILD_FILES and stat.S_ISREG(os.lstat(path).st_mode)
+
+
+def _leftovers(parent: Path, name: str) -> list[Path]:
+    """What builds into `parent/name` make beside it: the lock and what killed builds left."""
+    leftover = re.compile(rf"\.{re.escape(name)}\.(?:new|old)-\d+-[0-9a-f]{{8}}|\.{re.escape(name)}\.lock")
+    if not parent.is_dir():
+        return []
+    with reading(parent, "directory"):
+        names = os.listdir(parent)
+    return [parent / entry for entry in sorted(names) if leftover.fullmatch(entry)]
+
+
+def _is_leftover(path: Path) -> bool:
+    """The lock is an empty regular file; a killed build's directory holds only build files."""
+    try:
+        st = os.lstat(path)
+        if path.name.endswith(".lock"):
+            return stat.S_ISREG(st.st_mode) and st.st_size == 0
+        return stat.S_ISDIR(st.st_mode) and all(_is_build_file(path / name) for name in os.listdir(path))
+    except FileNotFoundError:  # deleted meanwhile (a build that finished, or its cleanup)
+        return True
+    except OSError:  # unreadable: not provably ours
+        return False
 
 
 def write_files(out_dir: Path, files: dict[str, bytes]) -> None:
@@ -195,10 +229,10 @@ def _names_file(path: Path, fd: int) -> bool:
 
 
 def _remove_stale(parent: Path, name: str) -> None:
-    """Delete what killed builds left beside the output: only a lock holder makes such names."""
-    for entry in os.listdir(parent):
-        if entry.startswith((f".{name}.new-", f".{name}.old-")):
-            shutil.rmtree(parent / entry, ignore_errors=True)
+    """Delete what killed builds left beside the output (checked by `check_output_dir` under the lock)."""
+    for entry in _leftovers(parent, name):
+        if not entry.name.endswith(".lock"):
+            shutil.rmtree(entry, ignore_errors=True)
 
 
 def _write_tree(directory: Path, files: dict[str, bytes]) -> None:

@@ -10,6 +10,8 @@ board is square or its size is given as RxC (1..8 each).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache, cached_property
 
@@ -56,15 +58,18 @@ class Shape:
 
     @classmethod
     def of(cls, value: Shape | tuple[int, int]) -> Shape:
-        """A Shape from itself or a (rows, cols) pair, checked to be 1x1 .. 8x8."""
+        """A Shape from itself or a (rows, cols) pair, checked to be 1x1 .. 8x8 (ParameterError
+        `shape` otherwise)."""
         if isinstance(value, Shape):
             return value
-        try:
-            rows, cols = (int(v) for v in value)
-        except (TypeError, ValueError):
-            raise DawgError(f"shape: {value!r} is not a Shape or a (rows, cols) pair") from None
+        rows = cols = None
+        if not isinstance(value, str):  # "14" is no (rows, cols) pair
+            with suppress(TypeError, ValueError):
+                rows, cols = (int(v) for v in value)
+        if rows is None:
+            raise ParameterError("shape", f"{value!r} is not a Shape or a (rows, cols) pair")
         if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
-            raise DawgError(f"shape: {rows}x{cols} is outside 1x1 .. {MAX_SIDE}x{MAX_SIDE}")
+            raise ParameterError("shape", f"{rows}x{cols} is outside 1x1 .. {MAX_SIDE}x{MAX_SIDE}")
         return cls(rows, cols)
 
     def cell_name(self, cell: int) -> str:
@@ -162,8 +167,11 @@ def _faces_of(row: str, shown: str) -> list[str]:
     return faces
 
 
-def parse_board(text: str, shape: Shape | None = None) -> Board:
-    """A board from its notation; the size comes from `shape`, row separators or squareness."""
+def parse_board(text: str, shape: Shape | tuple[int, int] | None = None) -> Board:
+    """A board from its notation; the size comes from `shape` (a Shape or a (rows, cols) pair),
+    row separators or squareness."""
+    if shape is not None:
+        shape = Shape.of(shape)
     stripped = text.strip()
     shown = stripped if len(stripped) <= 40 else stripped[:37] + "..."
     rows = [_faces_of(r, shown) for r in _SEPARATORS.split(stripped.lower()) if r]
@@ -224,9 +232,15 @@ def _face_code(face: str, charset: Charset) -> int:
     return first + SECOND * (second + 1) if first >= 0 and second >= 0 else -1
 
 
+def blank_foreign(board: Board, charset: Charset) -> Board:
+    """`board` as `skip_foreign` scores it: each face that uses a letter outside `charset` blank."""
+    faces = tuple(face if _face_code(face, charset) >= 0 else "" for face in board.faces)
+    return board if faces == board.faces else Board(faces, board.shape)
+
+
 def encode(boards: list[Board], charset: Charset, skip_foreign: bool = False) -> np.ndarray:
     """(B, cells) cell codes of same-shape boards. A letter outside the charset is an error
-    unless `skip_foreign`, which makes its cell unusable, like a blank."""
+    (ForeignLetterError) unless `skip_foreign`, which makes its cell unusable, like a blank."""
     if not boards:
         return np.zeros((0, 0), np.int64)
     cells = boards[0].shape.cells
@@ -247,8 +261,8 @@ def encode(boards: list[Board], charset: Charset, skip_foreign: bool = False) ->
         if not skip_foreign:
             b, cell = map(int, np.argwhere(foreign)[0])
             face = boards[b].cell_text(cell)
-            raise BoardError(b, f"board {boards[b].notation!r}: {face!r} uses a letter outside the lexicon's "
-                            f"charset {charset.letters.upper()} (--skip-foreign scores the other cells)")
+            raise ForeignLetterError(b, f"board {boards[b].notation!r}: {face!r} uses a letter outside the "
+                                        f"lexicon's charset {charset.letters.upper()}")
         codes[foreign] = NO_LETTER
     return codes
 
@@ -261,14 +275,33 @@ class BoardError(DawgError):
         self.index = index
 
 
+class ForeignLetterError(BoardError):
+    """A board letter outside the lexicon's charset. The message says that the `skip_foreign`
+    parameter would score the other cells; `worded` names that parameter otherwise (the command
+    line's flag)."""
+
+    PARAMETER = "skip_foreign"
+
+    def __init__(self, index: int, problem: str) -> None:
+        self.problem = problem
+        super().__init__(index, self.worded(lambda parameter: f"{parameter}=True"))
+
+    def worded(self, name: Callable[[str], str]) -> str:
+        """The message with the parameter written as `name(parameter)`."""
+        return f"{self.problem} ({name(self.PARAMETER)} scores the other cells)"
+
+
 def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
                  skip_foreign: bool = False) -> dict[Shape, tuple[np.ndarray, np.ndarray]]:
-    """Cell codes of boards in notation, grouped by shape: {shape: (indices, codes)}.
+    """Cell codes of boards in notation, grouped by shape: {shape: (indices, codes)}; `shape`
+    (a Shape or a (rows, cols) pair) sets the size of every board.
 
     Plain boards (letters only, no separators) take a vectorised path with no
     Board objects; anything else is parsed one by one. A bad board raises
     BoardError with its index.
     """
+    if shape is not None:
+        shape = Shape.of(shape)
     table = letter_table(charset)
     table[np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", np.uint8)] = table[np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", np.uint8)]
     known = np.zeros(256, bool)
@@ -300,15 +333,15 @@ def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
             if not skip_foreign:
                 row, cell = map(int, np.argwhere(bad)[0])
                 text = texts[indices[row]]
-                raise BoardError(indices[row], f"board {text!r}: {text[cell].upper()!r} uses a letter outside "
-                                 f"the lexicon's charset {charset.letters.upper()} (--skip-foreign scores "
-                                 f"the other cells)")
+                raise ForeignLetterError(indices[row], f"board {text!r}: {text[cell].upper()!r} uses a letter "
+                                         f"outside the lexicon's charset {charset.letters.upper()}")
         groups[size] = (np.array(indices, np.int64), codes)
     for size, items in parsed.items():
         try:
             codes = encode([b for _, b in items], charset, skip_foreign)
         except BoardError as err:
-            raise BoardError(items[err.index][0], str(err)) from None
+            err.index = items[err.index][0]  # its position among `texts`
+            raise
         indices = np.array([i for i, _ in items], np.int64)
         if size in groups:
             old_indices, old_codes = groups[size]

@@ -34,6 +34,7 @@ DICE_FOR_SIDE = {4: DEFAULT_DICE, 5: "big", 6: "super-big"}  # what a player exp
 _SEPARATORS = re.compile(r"[\s,]+")
 _BLANKS = (".", "_")
 _ROLL_BLOCK = 4096  # boards drawn at a time
+MAX_DICE_BYTES = 1 << 20  # far more than 64 dice and their comments: a larger file is not a dice file
 
 
 @dataclass(frozen=True)
@@ -80,16 +81,33 @@ def load_dice(spec: str) -> DiceSet:
     """A built-in set by name, or a dice file by path."""
     if spec in builtin_dice_names():
         return parse_dice((_dice_directory() / f"{spec}.txt").read_text(encoding="utf-8"), spec)
-    path = Path(spec)
-    if not path.exists():
+    if not Path(spec).exists():
         raise ParameterError("dice", f"{spec!r} is neither a dice file nor a built-in set "
                         f"({', '.join(builtin_dice_names())})")
+    return parse_dice(_read_dice_file(spec), spec)
+
+
+def _read_dice_file(spec: str) -> str:
+    """The text of a dice file, read in bounded memory: whatever the path names (/dev/zero, a
+    huge or binary file) is refused after at most MAX_DICE_BYTES, and a FIFO nobody writes to
+    reads as empty instead of waiting for a writer."""
+    with reading(spec, "dice file"):
+        fd = os.open(spec, os.O_RDONLY | os.O_NONBLOCK)  # opening a FIFO must not wait for a writer
+        with open(fd, "rb") as fh:
+            os.set_blocking(fd, True)  # a pipe that has a writer is read to its end
+            data = fh.read(MAX_DICE_BYTES + 1)
+    if len(data) > MAX_DICE_BYTES:
+        raise DawgError(f"{spec}: larger than {MAX_DICE_BYTES >> 20} MiB, not a dice file")
     try:
-        with reading(spec, "dice file"):
-            text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise DawgError(f"{spec}: not UTF-8 text (a dice file has one die per line)") from None
-    return parse_dice(text, spec)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise DawgError(f"{spec} line {line}: not UTF-8 text (a dice file has one die per line)") from None
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise DawgError(f"{spec} line {line}: a NUL byte: binary data, not a dice file")
+    return text
 
 
 def parse_dice(text: str, name: str) -> DiceSet:

@@ -15,6 +15,7 @@ import numpy as np
 from . import kernels
 from .board import Board, Shape, card_table, encode, neighbour_bits, points
 from .charset import Charset
+from .errors import ParameterError
 
 FOUND_PER_CELL = 256  # room for words found per board cell before a rerun with more
 
@@ -83,13 +84,18 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, skip_fo
 
 def checked_codes(codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset) -> tuple[Shape, np.ndarray]:
     """The shape and the codes as contiguous int64, checked to be (boards, cells) cell codes of
-    `charset` (what every backend's `score_codes` accepts); ValueError otherwise."""
+    `charset` (what every backend's `score_codes` accepts); ParameterError otherwise."""
     shape = Shape.of(shape)
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    try:
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError("codes", "must be an array of integer cell codes") from None
     if codes.ndim != 2 or codes.shape[1] != shape.cells:
-        raise ValueError(f"codes must have shape (boards, {shape.cells})")
+        raise ParameterError("codes", f"must have shape (boards, {shape.cells}) for a {shape} board, "
+                                      f"got {codes.shape}")
     first, second = codes & kernels.NO_LETTER, (codes >> 6) - 1
     if ((codes < 0) | ((first >= len(charset)) & (first != kernels.NO_LETTER))
             | (second >= len(charset)) | ((codes > kernels.NO_LETTER) & (first == kernels.NO_LETTER))).any():
-        raise ValueError("cell codes must be letter indices of the charset, two-letter codes or NO_LETTER")
+        raise ParameterError("codes", "cell codes must be letter indices of the charset, two-letter codes "
+                                      "or NO_LETTER")
     return shape, codes

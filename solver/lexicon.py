@@ -15,9 +15,10 @@ directory are read from one snapshot of it (`formats.base.Snapshot`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from .errors import DawgError, ParameterError, reading
 from .formats import FORMATS, Lexicon
@@ -26,6 +27,9 @@ from .formats.common import MANIFEST_FILE
 from .manifest import Manifest, parse_manifest
 
 __all__ = ["Lexicon", "display", "open_all", "open_lexicon", "read_manifest"]
+
+T = TypeVar("T")
+WORD_LIST_SAMPLE = 4096  # bytes of an unknown file read to tell a word list given by mistake
 
 
 def read_manifest(path: Path) -> Manifest:
@@ -73,52 +77,92 @@ def _load(snap: Snapshot, fmt: str, names: list[str], manifest: Manifest | None)
     return lex
 
 
-@contextmanager
-def _opened(path: Path) -> Iterator[tuple[Snapshot, str | None, Manifest | None, dict[str, list[str]]]]:
-    """The directory of `path` opened once, the file asked for (None: the whole build), the
-    manifest and the formats present (see `_available`); the directory closes after."""
+OPEN_ATTEMPTS = 10  # a rebuild takes far longer than an open: a reader that loses this often is starved
+
+
+def _from_one_build(path: Path, load: Callable[[Snapshot, str | None, Manifest | None, dict[str, list[str]]], T]) -> T:
+    """`load(snapshot, file asked for or None, manifest, formats present)` on one snapshot of the
+    directory of `path` (see `_available`), closed after.
+
+    A rebuild swaps the directory out and then deletes its files, perhaps while they are being
+    opened. A result is whole when its manifest vouched for every file it read (their SHA-256),
+    or when `path` still names the directory it was read from (nothing of it deleted yet);
+    otherwise, and on any failure after such a swap, it starts again on what `path` names now.
+    """
     if not path.exists():
         raise DawgError(f"{path}: no such file or directory")
-    if path.is_dir():
-        snap, name = Snapshot(path), None
-    else:
-        snap, name = Snapshot(path.parent), None if path.name == MANIFEST_FILE else path.name
+    for _ in range(OPEN_ATTEMPTS):
+        if path.is_dir():
+            snap, name = Snapshot(path), None
+        else:
+            snap, name = Snapshot(path.parent), None if path.name == MANIFEST_FILE else path.name
+        try:
+            manifest, found = _available(snap, name)
+            if not found:
+                raise DawgError(f"{path}: no lexicon here (no {MANIFEST_FILE}, and no complete files of any "
+                                f"format: {', '.join(FORMATS)})")
+            result = load(snap, name, manifest, found)
+            if manifest or _still_named(snap):
+                return result
+        except DawgError:
+            if _still_named(snap):
+                raise
+        finally:
+            snap.close()
+    raise DawgError(f"{path}: replaced by another build {OPEN_ATTEMPTS} times while being opened; try again")
+
+
+def _still_named(snap: Snapshot) -> bool:
+    """Whether the snapshot's path still names the directory it holds open."""
     try:
-        manifest, found = _available(snap, name)
-        if not found:
-            raise DawgError(f"{path}: no lexicon here (no {MANIFEST_FILE}, and no complete files of any "
-                            f"format: {', '.join(FORMATS)})")
-        yield snap, name, manifest, found
-    finally:
-        snap.close()
+        return os.path.samestat(os.stat(snap.path), os.fstat(snap.fd))
+    except OSError:
+        return False
 
 
 def open_lexicon(path: str | Path, fmt: str | None = None) -> Lexicon:
     """Open and validate a lexicon: a build directory, its manifest, a format file or reference parts.
-    Without `fmt`, a directory gives the first format of the registry it holds (the trie first)."""
+    Without `fmt` (a format name, in any case), a directory gives the first format of the registry
+    it holds (the trie first)."""
     path = Path(path)
-    if fmt is not None and fmt not in FORMATS:
-        raise ParameterError("format", f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
-    with _opened(path) as (snap, name, manifest, found):
-        if fmt is None:
-            fmt = next(iter(found))
-        elif fmt not in found:
-            raise DawgError(f"{path}: is a {next(iter(found))} file, not {fmt}" if name else
-                            f"{path}: no {fmt} lexicon here (holds {', '.join(found)})")
-        return _load(snap, fmt, found[fmt], manifest)
+    if fmt is not None:
+        if fmt.lower() not in FORMATS:
+            raise ParameterError("format", f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+        fmt = fmt.lower()
+
+    def load(snap, name, manifest, found):
+        chosen = fmt or next(iter(found))
+        if chosen not in found:
+            raise DawgError(f"{path}: is a {next(iter(found))} file, not {chosen}" if name else
+                            f"{path}: no {chosen} lexicon here (holds {', '.join(found)})")
+        return _load(snap, chosen, found[chosen], manifest)
+
+    return _from_one_build(path, load)
 
 
 def open_all(path: str | Path) -> tuple[Manifest | None, list[Lexicon]]:
     """The manifest (if any) and every lexicon present at `path` (one file: that one), each opened
     and validated, all from one snapshot of the directory."""
-    with _opened(Path(path)) as (snap, _, manifest, found):
-        return manifest, [_load(snap, fmt, names, manifest) for fmt, names in found.items()]
+    return _from_one_build(Path(path), lambda snap, _, manifest, found: (
+        manifest, [_load(snap, fmt, names, manifest) for fmt, names in found.items()]))
 
 
 def _format_of_file(snap: Snapshot, name: str) -> str:
     with reading(snap.path / name, "lexicon file"), snap.open(name) as fh:
-        magic = fh.read(8)
+        head = fh.read(WORD_LIST_SAMPLE)
     for fmt, spec in FORMATS.items():
-        if spec.owns(name, magic):
+        if spec.owns(name, head[:8]):
             return fmt
-    raise DawgError(f"{snap.path / name}: not a lexicon file (unknown magic number)")
+    path = snap.path / name
+    if _looks_like_word_list(head):
+        raise DawgError(f"{path}: not a lexicon file but, by the look of it, a word list: "
+                        f"compile it first (dawgc build {path})")
+    raise DawgError(f"{path}: not a lexicon file (unknown magic number)")
+
+
+def _looks_like_word_list(head: bytes) -> bool:
+    """Whether a file's first bytes read as a word list: lines of letters, blank lines, '#' comments
+    and perhaps a leading word count (the last line may be cut short)."""
+    lines = head.decode("utf-8", "replace").removeprefix("\ufeff").splitlines()
+    entries = [line.strip() for line in lines]
+    return any(entries) and all(not e or e.isalpha() or e.isdigit() or e.startswith("#") for e in entries)

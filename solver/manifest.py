@@ -11,10 +11,8 @@ manifest keeps only the fields described in docs/formats.md, in that order.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import msgpack
 import numpy as np
@@ -22,99 +20,21 @@ import numpy as np
 from .charset import Charset
 from .errors import DawgError
 from .formats.common import HEADER, MANIFEST_VERSION, MAX_INDEX, AdtLayout
+from .schema import MAX_COUNT, BadField, fields, integer, list_of, optional, shown, text
 
 MAX_LENGTH = int(np.iinfo(HEADER["max_length"]).max)  # 255: the headers store word lengths in one byte
-MAX_BYTES = 2**63 - 1
-
-Check = Callable[[Any, str], Any]
 
 BUILD_FORMATS = ("trie", "dawg", "adtdawg")  # the formats a build writes, each with its manifest entry
-
-
-class _Bad(Exception):
-    """A field that fails its check: its dotted name, what was expected, the value found."""
-
-    def __init__(self, name: str, expected: str, value: Any, missing: bool = False) -> None:
-        super().__init__(name)
-        self.name, self.expected, self.value, self.missing = name, expected, value, missing
-
-
-def _shown(value: Any) -> str:
-    """A short, one-line rendering of a msgpack value for an error message."""
-    if value is None:
-        return "nil"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value) if abs(value) < 10**12 else f"{value:.3e}"
-    if isinstance(value, float):
-        return f"the float {value!r}"
-    if isinstance(value, str):
-        return f"the string {value[:40]!r}" + ("..." if len(value) > 40 else "")
-    if isinstance(value, bytes):
-        return f"binary data ({len(value)} bytes)"
-    if isinstance(value, dict):
-        return f"a map of {len(value)} fields" if value else "an empty map"
-    if isinstance(value, (list, tuple)):
-        return f"a list of {len(value)} items" if value else "an empty list"
-    return type(value).__name__
-
-
-def integer(lo: int, hi: int) -> Check:
-    def check(value, name):
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise _Bad(name, f"an integer {lo}..{hi}", value)
-        return value
-    return check
-
-
-def text(pattern: str, expected: str) -> Check:
-    regex = re.compile(pattern)
-
-    def check(value, name):
-        if not isinstance(value, str) or not regex.fullmatch(value):
-            raise _Bad(name, expected, value)
-        return value
-    return check
-
-
-def optional(inner: Check) -> Check:
-    def check(value, name):
-        return None if value is None else inner(value, name)
-    return check
-
-
-def fields(**schema: Check) -> Check:
-    """A map with exactly these fields checked (others are dropped)."""
-    def check(value, name):
-        if not isinstance(value, dict):
-            raise _Bad(name, "a map", value)
-        out = {}
-        for key, inner in schema.items():
-            child = f"{name}.{key}" if name else key
-            if key not in value:
-                raise _Bad(child, "", None, missing=True)
-            out[key] = inner(value[key], child)
-        return out
-    return check
-
-
-def list_of(inner: Check, length: int) -> Check:
-    def check(value, name):
-        if not isinstance(value, list) or len(value) != length:
-            raise _Bad(name, f"a list of {length} items", value)
-        return [inner(item, f"{name}[{i}]") for i, item in enumerate(value)]
-    return check
 
 
 def counts(value, name):
     """A map of reason -> count, as `dropped` is."""
     if not isinstance(value, dict):
-        raise _Bad(name, "a map", value)
+        raise BadField(name, "a map", value)
     for key in value:
         if not isinstance(key, str) or not re.fullmatch(r"[a-z_]{1,40}", key):
-            raise _Bad(name, "reasons named in lower-case letters and '_'", key)
-    return {key: integer(0, MAX_BYTES)(v, f"{name}.{key}") for key, v in value.items()}
+            raise BadField(name, "reasons named in lower-case letters and '_'", key)
+    return {key: integer(0, MAX_COUNT)(v, f"{name}.{key}") for key, v in value.items()}
 
 
 def charset_letters(value, name):
@@ -123,13 +43,13 @@ def charset_letters(value, name):
             return Charset(value).letters
         except ValueError:
             pass
-    raise _Bad(name, "letters a-z, distinct and in alphabetical order", value)
+    raise BadField(name, "letters a-z, distinct and in alphabetical order", value)
 
 
 # A file name the readers open inside the build directory: no path, no control characters.
 file_name = text(r"(?!\.\.?\Z)[^/\x00-\x1f\x7f]{1,255}", "a plain file name")
 sha256 = text(r"[0-9a-f]{64}", "a 64-digit hex string")
-size = integer(0, MAX_BYTES)
+size = integer(0, MAX_COUNT)
 index_count = integer(0, MAX_INDEX)
 file_entry = {"file": file_name, "bytes": size, "sha256": sha256}
 
@@ -147,7 +67,7 @@ SCHEMA = fields(
     trie=fields(**file_entry, nodes=index_count),
     dawg=fields(**file_entry, states=index_count, edges=index_count),
     adtdawg=fields(
-        files=list_of(fields(**file_entry), 4), bytes=size, nodes=index_count, child_sets=index_count,
+        files=list_of(fields(**file_entry), length=4), bytes=size, nodes=index_count, child_sets=index_count,
         wide_nodes=index_count,
         layout=fields(letters=integer(1, 26), first_child_bits=integer(15, 32), child_set_bits=integer(11, 31),
                       node_bytes=integer(4, 8), child_set_words=integer(1, 2)),
@@ -194,12 +114,11 @@ def parse_manifest(path: Path, raw: bytes) -> Manifest:
         raise DawgError(f"{path}: not a msgpack manifest (corrupt or foreign file)") from None
     version = data.get("manifest_version") if isinstance(data, dict) else None
     if type(version) is not int or version != MANIFEST_VERSION:
-        raise DawgError(f"{path}: manifest version {_shown(version)}, this reader knows {MANIFEST_VERSION}")
+        raise DawgError(f"{path}: manifest version {shown(version, null='nil')}, this reader knows {MANIFEST_VERSION}")
     try:
         checked = SCHEMA(data, "")
-    except _Bad as bad:
-        problem = "missing" if bad.missing else f"expected {bad.expected}, got {_shown(bad.value)}"
-        raise DawgError(f"{path}: field {bad.name}: {problem}") from None
+    except BadField as bad:
+        raise DawgError(f"{path}: field {bad.name}: {bad.problem(null='nil')}") from None
     _check_agreement(path, checked)
     return Manifest(path, checked)
 

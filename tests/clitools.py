@@ -12,6 +12,8 @@ import subprocess
 import sys
 import termios
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,14 +49,29 @@ class TerminalRun:
     screen: str  # everything drawn on the terminal (stderr), escape codes included
 
 
-def run_with_terminal_stderr(*args: str, stdin: str | None = None, timeout: float = 120) -> TerminalRun:
-    """`python -m args` with stderr a terminal and stdout a pipe; stdin from `stdin` or empty."""
+@dataclass
+class Terminal:
+    """A child running with stderr on a pseudo-terminal: `master` is the terminal's other end (what
+    is written there is typed), `screen` what has been drawn so far."""
+
+    proc: subprocess.Popen
+    master: int
+    screen: bytearray
+
+    def text(self) -> str:
+        return self.screen.decode("utf-8", "replace")
+
+
+@contextmanager
+def on_terminal(*args: str, typed: bool = False) -> Iterator[Terminal]:
+    """`python -m args` with stderr a terminal and stdout a pipe; stdin is the terminal too when
+    `typed`, else a pipe. The child is killed if still running at the end."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     env = {**os.environ, "TERM": "xterm-256color"}
     env.pop("NO_COLOR", None)
-    proc = subprocess.Popen([sys.executable, "-m", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=slave, cwd=REPO, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", *args], stdin=slave if typed else subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=slave, cwd=REPO, env=env)
     os.close(slave)
     screen = bytearray()
 
@@ -71,11 +88,17 @@ def run_with_terminal_stderr(*args: str, stdin: str | None = None, timeout: floa
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     try:
-        stdout, _ = proc.communicate(input=(stdin or "").encode(), timeout=timeout)
+        yield Terminal(proc, master, screen)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         reader.join(timeout=10)
         os.close(master)
-    return TerminalRun(proc.returncode, stdout.decode(), screen.decode("utf-8", "replace"))
+
+
+def run_with_terminal_stderr(*args: str, stdin: str | None = None, timeout: float = 120) -> TerminalRun:
+    """`python -m args` with stderr a terminal and stdout a pipe; stdin from `stdin` or empty."""
+    with on_terminal(*args) as terminal:
+        stdout, _ = terminal.proc.communicate(input=(stdin or "").encode(), timeout=timeout)
+    return TerminalRun(terminal.proc.returncode, stdout.decode(), terminal.text())

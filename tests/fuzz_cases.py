@@ -15,6 +15,11 @@ always makes the same bytes, so any failure replays from it. Kinds:
             removed or added, file names with NUL, '/', '..' or another format's file
   hostile   a hand-built file of `adversarial.CATALOGUE` (seed picks which)
 
+and, apart from the lexicon kinds, checkpoint cases (`mangle_checkpoint`): a real run's
+checkpoint with one record's field given a value of the wrong type, removed or added, nested
+deep, its task id or board text changed (checksums recomputed), or the file truncated, a byte
+changed, the header edited.
+
 Repaired cases keep the manifest (sizes and SHA-256 rewritten) and the header
 CRC-32 right, so that the structural checks are what rejects them; a quarter
 of them also lose the manifest, which sends the ADTDAWG of a JPA14 lexicon
@@ -23,6 +28,7 @@ through the reference-layout reader.
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from dataclasses import dataclass
@@ -552,3 +558,96 @@ def spec_text(spec: dict) -> str:
 def parse_spec(text: str) -> dict:
     kind, fmt, lexicon, seed = text.split("/")
     return {"kind": kind, "fmt": fmt, "lexicon": lexicon, "seed": int(seed)}
+
+
+# --- checkpoints ---------------------------------------------------------------------------------
+# A checkpoint case is a copy of a base checkpoint (a real search or proof run's records) with one
+# edit: most with the record's checksum recomputed, so the record schema is what must refuse them.
+
+CHECKPOINT_EDITS = ("type", "delete", "extra", "nest", "task", "board", "truncate", "flip", "header", "swap")
+BAD_JSON_VALUES = [None, True, False, -1, 0, 2**64, -2**70, 1.5, 1e308, "x", "lots", "1e999", "", [], [["abc"]],
+                   [[1, 2]], [["abc", "lots"]], {}, {"x": 1}, [None], ["abc", 5]]
+
+
+def _nested(depth: int, inner) -> str:
+    return "[" * depth + json.dumps(inner) + "]" * depth
+
+
+def _values_at(value, prefix=()) -> list[tuple]:
+    """Every key path inside a record (lists and maps), for an edit to pick from."""
+    paths = []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in items:
+        paths.append(prefix + (key,))
+        paths += _values_at(child, prefix + (key,))
+    return paths
+
+
+def mangle_checkpoint(data: bytes, seed: int) -> tuple[bytes, str]:
+    """One edit of a checkpoint's bytes (see CHECKPOINT_EDITS); returns the bytes and what was done."""
+    from boggle_dawg.solver.cluster.checkpoint import record_line
+
+    rng = random.Random(f"checkpoint/{seed}")
+    lines = data.splitlines(keepends=True)
+    edit = CHECKPOINT_EDITS[seed % len(CHECKPOINT_EDITS)]
+    at = rng.randrange(1, len(lines))
+    item = json.loads(lines[at])
+    task, record = item["task"], item["record"]
+    if edit == "truncate":
+        cut = rng.randrange(len(data))
+        return data[:cut], f"truncated to {cut} of {len(data)} bytes"
+    if edit == "flip":
+        buf = bytearray(data)
+        where = rng.randrange(len(buf))
+        buf[where] = rng.randrange(256)
+        return bytes(buf), f"byte {where} set (checksum left)"
+    if edit == "header":
+        head = json.loads(lines[0])
+        key = rng.choice(sorted(head["header"]) + ["format", "version"])
+        value = rng.choice(BAD_JSON_VALUES)
+        if key in head["header"]:
+            head["header"][key] = value
+        else:
+            head[key] = value
+        lines[0] = (json.dumps(head) + "\n").encode()
+        return b"".join(lines), f"header {key} = {json.dumps(value)[:30]}"
+    if edit == "swap":  # two records' task ids exchanged, checksums recomputed
+        other = rng.randrange(1, len(lines))
+        other_item = json.loads(lines[other])
+        lines[at] = record_line(other_item["task"], record)
+        lines[other] = record_line(task, other_item["record"])
+        return b"".join(lines), f"lines {at + 1} and {other + 1} swapped their task ids"
+    paths = _values_at(record)
+    path = rng.choice(paths)
+    parent = record
+    for key in path[:-1]:
+        parent = parent[key]
+    what = f"line {at + 1} record.{'.'.join(map(str, path))}"
+    if edit == "type":
+        parent[path[-1]] = rng.choice(BAD_JSON_VALUES)
+        what += f" = {json.dumps(parent[path[-1]])[:30]}"
+    elif edit == "delete":
+        if isinstance(parent, dict):
+            del parent[path[-1]]
+        else:
+            parent.pop(path[-1])
+        what += " deleted"
+    elif edit == "extra":
+        record[rng.choice(["extra", "note", "class", "top2"])] = rng.choice(BAD_JSON_VALUES)
+        what = f"line {at + 1} gains a field"
+    elif edit == "board":
+        text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz.()/ Q") for _ in range(rng.choice([0, 1, 4, 9, 12, 40])))
+        parent[path[-1]] = text
+        what += f" = {text!r}"
+    elif edit == "task":
+        task = rng.choice([-1, 10**6, "0", str(task), 2**63, task + 1])
+        what = f"line {at + 1} task = {json.dumps(task)}"
+    if edit == "nest":
+        depth = rng.choice([2, 50, 900, 5000, 200_000])
+        line = ('{"record":{"x":' + _nested(depth, 1) + '},"sha256":"0","task":' + json.dumps(task) + "}\n").encode()
+        if depth < 900:  # shallow enough to write back: a checksum that matches
+            line = record_line(task, {**record, path[-1] if isinstance(path[-1], str) else "x": json.loads(_nested(depth, 1))})
+        lines[at] = line
+        return b"".join(lines), f"line {at + 1} nested {depth} deep"
+    lines[at] = record_line(task, record)
+    return b"".join(lines), what

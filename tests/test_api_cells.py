@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from boggle_dawg.solver.board import Shape, parse_board
-from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.board import Shape, encode_texts, parse_board
+from boggle_dawg.solver.engine import checked_codes
+from boggle_dawg.solver.errors import DawgError, ParameterError
 from boggle_dawg.solver.lexicon import open_lexicon
 
 
@@ -31,3 +32,32 @@ def test_cell_names_are_the_cli_row_col(make_lexicon):
     assert Shape(2, 3).cell_name(0) == "1,1"
     with pytest.raises(DawgError, match="cells 0..5"):
         board.cell_name(6)
+
+
+def test_every_api_shape_takes_a_rows_cols_pair(make_lexicon):
+    lex = open_lexicon(make_lexicon(["cat", "cats", "act", "acts", "scat"]))
+    assert parse_board("cats", (1, 4)) == parse_board("cats", Shape(1, 4))
+    expected = lex.score_many(["cats", "tacs"], shape=Shape(1, 4)).tolist()
+    assert lex.score_many(["cats", "tacs"], shape=(1, 4)).tolist() == expected
+    assert expected == [lex.score(parse_board(text, Shape(1, 4))) for text in ("cats", "tacs")]
+    (indices, codes), = encode_texts(["cats"], lex.charset, (1, 4)).values()
+    assert lex.score_codes(codes, (1, 4)).tolist() == expected[:1]
+    for call in (lambda: lex.score_many(["cats"], shape="1x4"), lambda: parse_board("cats", (9, 1))):
+        with pytest.raises(ParameterError, match="^shape: "):
+            call()
+
+
+def test_api_errors_are_dawg_errors_that_name_the_api_parameter(make_lexicon):
+    lex = open_lexicon(make_lexicon(["cat", "cats", "act", "acts", "scat"], charset="ACST"))
+    good = np.zeros((1, 4), np.int64)
+    with lex.scorer() as scorer:
+        for call, name in [(lambda: checked_codes(np.zeros((1, 5), np.int64), (2, 2), lex.charset), "codes"),
+                           (lambda: checked_codes(np.full((1, 4), 40), (2, 2), lex.charset), "codes"),
+                           (lambda: scorer.best_changes(good, (2, 2), np.zeros(0, np.int64)), "alphabet")]:
+            with pytest.raises(ParameterError) as err:
+                call()
+            assert err.value.name == name and str(err.value).startswith(f"{name}: ")
+    for call in (lambda: lex.score("catx"), lambda: lex.score_many(["catx"]), lambda: lex.words("c(at)x/tac")):
+        with pytest.raises(DawgError, match="uses a letter outside") as err:
+            call()
+        assert "skip_foreign" in str(err.value) and "--skip-foreign" not in str(err.value)

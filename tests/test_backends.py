@@ -62,7 +62,8 @@ def test_fewer_jobs_after_more_use_only_their_threads(monkeypatch, lexicon):
         with CpuScorer(lexicon, jobs=jobs) as narrow:
             assert narrow.score_codes(codes, Shape(4, 4)).tolist() == wide_scores.tolist()
         assert 1 <= len(entered) <= jobs
-    assert entered == {threading.get_ident()}  # one job scores in the caller's own thread
+    # one job scores on one thread of its own: the caller waits, so Ctrl-C reaches it mid-board
+    assert len(entered) == 1 and threading.get_ident() not in entered
     entered.clear()
     assert lexicon.score_many(texts, jobs=2).tolist() == wide_scores.tolist()
     assert len(entered) <= 2

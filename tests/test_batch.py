@@ -7,6 +7,7 @@ import json
 import os
 import re
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -130,3 +131,43 @@ def test_empty_input_and_closed_stdin(lexicon):
     closed = subprocess.run(["sh", "-c", f'"{sys.executable}" -m boggle_dawg.dawg_solve "{lexicon}" --boards - <&-'],
                             capture_output=True, text=True, cwd=REPO, timeout=60, check=False)
     assert closed.returncode == 1 and closed.stderr == "dawg-solve: error: stdin is closed: give --boards PATH\n"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_a_batch_inside_a_board_within_a_second(make_lexicon, jobs):
+    """Compiled code never checks for signals: a board whose every path is a prefix (words a^3 .. a^100
+    on a 5x5 board of 'a') walks for ages, and Ctrl-C must still end the batch at once."""
+    lexicon = make_lexicon(["a" * n for n in range(3, 101)])
+    proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "-q",
+                             "--jobs", jobs], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=REPO, text=True)
+    try:
+        proc.stdin.write("aaaa\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "2\n"  # compiled and scoring (aaa, aaaa)
+        proc.stdin.write("a" * 25 + "\n")
+        proc.stdin.flush()
+        time.sleep(0.5)  # deep in the endless board
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        stdout, stderr = proc.communicate(timeout=10)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (proc.returncode, stdout, stderr.splitlines()[-1:]) == (130, "", ["dawg-solve: error: interrupted"])
+    assert took < 1, f"exited {took:.2f} s after SIGINT"
+
+
+def test_binary_input_is_an_error_at_once_after_the_boards_before_it(lexicon, tmp_path):
+    proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "/dev/zero", timeout=30)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == "dawg-solve: error: /dev/zero line 1: binary data (a NUL byte), not boards\n"
+    path = tmp_path / "boards.bin"
+    lines = boards(3)
+    path.write_bytes(("\n".join(lines) + "\n").encode() + b"abc\0\xff\n" + "\n".join(boards(5)).encode())
+    proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", str(path), "-q")
+    assert proc.returncode == 1 and [int(s) for s in proc.stdout.split()] == scores(lexicon, lines)
+    assert proc.stderr == f"dawg-solve: error: {path} line 4: binary data (a NUL byte), not boards\n"

@@ -185,6 +185,36 @@ def test_cli_build_info_verify_words(tmp_path):
     assert proc.stdout.split() == open_lexicon(out).word_list()
 
 
+def test_a_fifo_word_list_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "words.fifo"
+    os.mkfifo(fifo)
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", str(fifo), "--out", str(tmp_path / "out"), timeout=30)
+    assert_clean_error(proc, f"{fifo}: a named pipe, not a word list file")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_word_list_piped_to_stdin_builds(tmp_path):
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", "/dev/stdin", "--out", str(tmp_path / "out"), "-q",
+                   stdin="\n".join(WORDS) + "\n")
+    assert proc.returncode == 0, proc.stderr
+    assert open_lexicon(tmp_path / "out").word_count == len(WORDS)
+
+
+def test_format_names_are_case_insensitive(make_lexicon):
+    out = make_lexicon(WORDS)
+    assert open_lexicon(out, "DAWG").format == "dawg"
+    proc = run_cli("boggle_dawg.dawgc_cli", "words", str(out), "--format", "AdtDawg")
+    assert proc.returncode == 0 and proc.stdout.split() == sorted(WORDS), proc.stderr
+
+
+def test_a_word_list_given_as_a_lexicon_says_to_build_it(tmp_path):
+    source = tmp_path / "list.txt"
+    source.write_text("\n".join(WORDS) + "\n")
+    for command in ("words", "info", "verify"):
+        proc = run_cli("boggle_dawg.dawgc_cli", command, str(source))
+        assert_clean_error(proc, f"{source}: not a lexicon file", "a word list", f"dawgc build {source}")
+
+
 def test_verify_detects_a_different_source(tmp_path):
     source = tmp_path / "list.txt"
     source.write_text("\n".join(WORDS))

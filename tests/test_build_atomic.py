@@ -20,6 +20,7 @@ from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats import FORMATS
+from boggle_dawg.solver.formats.base import Snapshot
 from boggle_dawg.solver.formats.common import MANIFEST_FILE
 from boggle_dawg.solver.lexicon import open_lexicon
 
@@ -143,13 +144,104 @@ def test_stale_temporaries_are_removed_and_others_kept(tmp_path):
     source = write_list(tmp_path, "first.txt", FIRST)
     out = tmp_path / "out"
     build_lexicon(source, parse_charset("26"), out)
-    for name in (".out.new-99999999-dead", ".out.old-99999999-beef", ".other.new-1-keep"):
+    for name in (".out.new-99999999-0123dead", ".out.old-99999999-4567beef", ".other.new-1-00000000",
+                 ".out.new-1-keep"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "trie.bin").write_bytes(b"x" * 1000)
-    (out / ".trie.bin.tmp-4242").write_bytes(b"old-style temporary")  # as earlier versions left them
+    (tmp_path / ".out.new-2-89abcdef").mkdir()  # killed before it wrote a file
     build_lexicon(source, parse_charset("26"), out)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.new-1-keep", "first.txt", "out"]
-    assert ".trie.bin.tmp-4242" not in os.listdir(out) and holds(out, FIRST)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.new-1-00000000", ".out.new-1-keep", "first.txt", "out"]
+    assert holds(out, FIRST)
+
+
+def tree(root) -> dict:
+    """Every path under `root` with its kind and contents, to show that nothing changed."""
+    return {str(p.relative_to(root)): "link" if p.is_symlink() else p.read_bytes() if p.is_file() else "dir"
+            for p in sorted(root.rglob("*"))}
+
+
+def test_cli_build_refuses_directories_named_like_its_files(tmp_path):
+    """The issue's case: a directory named like a build file and one named like a leftover temporary."""
+    source = write_list(tmp_path, "small.txt", FIRST)
+    out = tmp_path / "out"
+    (out / "trie.bin").mkdir(parents=True)
+    (out / "trie.bin" / "notes.txt").write_text("notes\n")
+    (out / ".trie.bin.tmp-1").mkdir()
+    (out / ".trie.bin.tmp-1" / "data.txt").write_text("data\n")
+    before = tree(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "boggle_dawg.dawgc_cli", "build", str(source), "--out", str(out)],
+                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "'.trie.bin.tmp-1'" in proc.stderr, proc.stderr
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("entry", ["directory dawg.bin", "symlink manifest", "old-style temporary",
+                                   "fifo adtdawg part"])
+def test_an_entry_of_the_wrong_kind_is_refused_untouched(tmp_path, entry):
+    source = write_list(tmp_path, "first.txt", FIRST)
+    out = tmp_path / "out"
+    build_lexicon(source, parse_charset("26"), out)
+    mine = tmp_path / "mine.txt"
+    mine.write_text("mine\n")
+    if entry == "directory dawg.bin":
+        name = "dawg.bin"
+        os.chmod(out / name, 0o644)
+        os.unlink(out / name)
+        (out / name).mkdir()
+        (out / name / "notes.txt").write_text("notes\n")
+    elif entry == "symlink manifest":
+        name = MANIFEST_FILE
+        os.unlink(out / name)
+        (out / name).symlink_to(mine)
+    elif entry == "old-style temporary":  # a user file that only looks like what old versions left
+        name = ".trie.bin.tmp-4242"
+        (out / name).write_text("my notes\n")
+    else:
+        name = "adtdawg-2.dat"
+        os.unlink(out / name)
+        os.mkfifo(out / name)
+    before = tree(tmp_path)
+    with pytest.raises(DawgError, match=f"holds {name!r}, which is not"):
+        build_lexicon(source, parse_charset("26"), out)
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("leftover", [".out.new-77-0123abcd", ".out.old-77-0123abcd", ".out.lock"])
+@pytest.mark.parametrize("kind", ["user directory", "user file"])
+def test_a_user_entry_named_like_a_leftover_is_refused_untouched(tmp_path, leftover, kind):
+    source = write_list(tmp_path, "first.txt", FIRST)
+    out = tmp_path / "out"
+    build_lexicon(source, parse_charset("26"), out)
+    if kind == "user directory":
+        (tmp_path / leftover).mkdir()
+        (tmp_path / leftover / "thesis.txt").write_text("chapter 1\n")
+    else:
+        (tmp_path / leftover).write_text("chapter 1\n")
+    before = tree(tmp_path)
+    with pytest.raises(DawgError, match=f"{leftover}: .*not a leftover of a build"):
+        build_lexicon(source, parse_charset("26"), out)
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("fmt, swap_after", [("trie", MANIFEST_FILE), ("dawg", MANIFEST_FILE),
+                                             ("adtdawg", "adtdawg-2.dat")])
+def test_a_reader_opening_during_a_rebuild_gets_one_whole_build(tmp_path, monkeypatch, fmt, swap_after):
+    """A rebuild switches in and deletes the old directory between two files a reader opens."""
+    out = tmp_path / "out"
+    build_lexicon(write_list(tmp_path, "first.txt", FIRST), parse_charset("26"), out)
+    second = write_list(tmp_path, "second.txt", SECOND)
+    read = Snapshot.read
+    rebuilt = []
+
+    def rebuild_after(self, name, what="lexicon file"):
+        data = read(self, name, what)
+        if name == swap_after and not rebuilt:
+            rebuilt.append(build_lexicon(second, parse_charset("26"), out))
+        return data
+
+    monkeypatch.setattr(Snapshot, "read", rebuild_after)
+    lex = open_lexicon(out, fmt)
+    assert rebuilt and lex.word_list() == sorted(SECOND)
 
 
 def test_a_build_waits_for_the_lock(tmp_path):

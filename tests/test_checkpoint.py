@@ -1,13 +1,20 @@
-"""Checkpoints (solver.cluster.checkpoint): durable appends, torn last records, refused mismatches."""
+"""Checkpoints (solver.cluster.checkpoint): durable appends, torn last records, refused mismatches, one run at
+a time, write errors, records checked against their schema."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from boggle_dawg.solver.cluster.checkpoint import Checkpoint, header_line, read_checkpoint, record_line
 from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.schema import fields, integer, list_of, pair, text
 
 HEADER = {"kind": "search", "lexicon": "ab" * 32, "shape": "3x3", "seed": 7, "options": {"pool": None}}
 
@@ -108,4 +115,144 @@ def test_other_files_and_versions_are_refused(tmp_path):
         Checkpoint.open(path, HEADER, resume=True)
     path.write_text(json.dumps({"format": "dawg-solve checkpoint", "version": 99, "header": {}}) + "\n")
     with pytest.raises(DawgError, match="version 99"):
+        Checkpoint.open(path, HEADER, resume=True)
+
+
+# --- one run at a time, and appends that leave the file whole ------------------------------------
+
+
+def test_a_checkpoint_in_use_is_refused_in_one_line_naming_the_run(tmp_path):
+    path = tmp_path / "run.ckpt"
+    with Checkpoint.open(path, HEADER, resume=False) as cp:
+        cp.append(0, {"x": 0})
+        with pytest.raises(DawgError) as err:
+            Checkpoint.open(path, HEADER, resume=True)
+        message = str(err.value)
+        assert "\n" not in message and str(path) in message and f"pid {os.getpid()}" in message
+        cp.append(1, {"x": 1})
+    assert read_checkpoint(path).records == {0: {"x": 0}, 1: {"x": 1}}  # the refused run touched nothing
+    with Checkpoint.open(path, HEADER, resume=True) as cp:  # free again once the first run closed it
+        assert set(cp.records) == {0, 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.ckpt"]  # no lock file left behind
+
+
+def test_a_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    script = ("import sys; from boggle_dawg.solver.cluster.checkpoint import Checkpoint\n"
+              "from boggle_dawg.solver.errors import DawgError\n"
+              "for resume in (True, False):\n"
+              "    try: Checkpoint.open(sys.argv[1], {'kind': 'x'}, resume)\n"
+              "    except DawgError as err: print(err)\n")
+    proc = subprocess.run([sys.executable, "-c", script, str(fifo)], capture_output=True, text=True, timeout=20)
+    assert proc.stdout.splitlines() == [f"{fifo}: not a regular file (a checkpoint must be one)"] * 2, proc.stderr
+
+
+def test_resume_needs_a_checkpoint_to_be_there(tmp_path):
+    path = tmp_path / "nothing.ckpt"
+    with pytest.raises(DawgError, match=f"no checkpoint at {path} to resume"):
+        Checkpoint.open(path, HEADER, resume=True)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("failure", ["disk full", "short write"])
+def test_a_failed_append_is_one_line_and_cut_off(tmp_path, monkeypatch, failure):
+    path = tmp_path / "run.ckpt"
+    real_write = os.write
+
+    def failing_write(fd, data):
+        if failure == "disk full":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data[:len(data) // 2])
+
+    with Checkpoint.open(path, HEADER, resume=False) as cp:
+        cp.append(0, {"x": 0})
+        monkeypatch.setattr(os, "write", failing_write)
+        with pytest.raises(DawgError) as err:
+            cp.append(1, {"x": 1})
+        monkeypatch.undo()
+    assert "\n" not in str(err.value) and str(path) in str(err.value)
+    assert path.read_bytes() == header_line(HEADER) + record_line(0, {"x": 0})  # whole: resumable as it is
+
+
+def test_a_file_size_limit_is_one_line_and_leaves_the_checkpoint_whole(tmp_path):
+    """RLIMIT_FSIZE at a record's end: the next write fails (EFBIG); in a child, whose limit it is."""
+    path = tmp_path / "run.ckpt"
+    limit = len(header_line(HEADER)) + len(record_line(0, {"x": 0}))
+    script = ("import resource, sys, json\n"
+              "from boggle_dawg.solver.cluster.checkpoint import Checkpoint\n"
+              "from boggle_dawg.solver.errors import DawgError\n"
+              f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))\n"
+              "with Checkpoint.open(sys.argv[1], json.loads(sys.argv[2]), False) as cp:\n"
+              "    try:\n"
+              "        for task in range(3): cp.append(task, {'x': task})\n"
+              "    except DawgError as err: print(err)\n")
+    proc = subprocess.run([sys.executable, "-c", script, str(path), json.dumps(HEADER)], capture_output=True,
+                          text=True, timeout=20)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert len(proc.stdout.splitlines()) == 1 and "cannot append" in proc.stdout
+    assert read_checkpoint(path).records == {0: {"x": 0}} and not read_checkpoint(path).torn
+
+
+def test_a_header_that_cannot_be_written_is_one_line(tmp_path, monkeypatch):
+    """A read-only file system: the temporary file cannot be renamed, nor removed."""
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(os, "replace", read_only)
+    monkeypatch.setattr(Path, "unlink", read_only)
+    with pytest.raises(DawgError, match="Read-only file system") as err:
+        Checkpoint.open(tmp_path / "run.ckpt", HEADER, resume=False)
+    assert "\n" not in str(err.value)
+
+
+# --- the record schema, checked when a run resumes -------------------------------------------------
+
+
+def _check_x(task, record):
+    fields(x=integer(0, 9), pairs=list_of(pair(text("[a-z]+", "letters"), integer(), "a pair"), most=3))(record, "record")
+
+
+@pytest.mark.parametrize("record, fragment", [
+    ({"pairs": []}, "field record.x: missing"),
+    ({"x": "lots", "pairs": []}, "field record.x: expected an integer 0..9, got the string 'lots'"),
+    ({"x": 1e999, "pairs": []}, "field record.x: expected an integer 0..9, got the number inf"),
+    ({"x": "1e999", "pairs": []}, "field record.x: expected an integer 0..9, got the string '1e999'"),
+    ({"x": True, "pairs": []}, "field record.x: expected an integer 0..9, got true"),
+    ({"x": 1, "pairs": "x"}, "field record.pairs: expected a list of at most 3 items, got the string 'x'"),
+    ({"x": 1, "pairs": [["abc"]]}, "field record.pairs[0]: expected a pair, got a list of 1 items"),
+    ({"x": 1, "pairs": [["abc", "lots"]]}, "field record.pairs[0][1]: expected an integer"),
+])
+def test_a_record_of_the_wrong_schema_is_refused_naming_line_and_field(tmp_path, record, fragment):
+    path = tmp_path / "run.ckpt"
+    _write(path, [(0, {"x": 0, "pairs": []}), (1, record), (2, {"x": 2, "pairs": [["ab", 3]]})])
+    with pytest.raises(DawgError) as err:
+        Checkpoint.open(path, HEADER, resume=True, check_record=_check_x)
+    assert str(err.value).startswith(f"{path}: line 3: ") and fragment in str(err.value), str(err.value)
+    with Checkpoint.open(path, HEADER, resume=True) as cp:  # without a schema (the records are plain JSON)
+        assert len(cp.records) == 3
+
+
+@pytest.mark.parametrize("task", [[1], {"a": 1}, True, None, 1.5])
+def test_a_task_id_of_the_wrong_type_is_a_damaged_line(tmp_path, task):
+    path = tmp_path / "run.ckpt"
+    _write(path, [(0, {"x": 0})])
+    path.write_bytes(path.read_bytes() + record_line(task, {"x": 1}) + record_line(2, {"x": 2}))
+    with pytest.raises(DawgError, match="line 3 is damaged"):
+        read_checkpoint(path)
+
+
+@pytest.mark.parametrize("where", ["record", "header"])
+def test_a_deeply_nested_line_is_refused_not_a_recursion_error(tmp_path, where):
+    path = tmp_path / "run.ckpt"
+    deep = b"[" * 200_000 + b"]" * 200_000
+    if where == "header":
+        path.write_bytes(b'{"format":"dawg-solve checkpoint","version":1,"header":' + deep + b"}\n")
+        fragment = "not a dawg-solve checkpoint"
+    else:
+        _write(path, [(0, {"x": 0})])
+        path.write_bytes(path.read_bytes() + b'{"task":1,"record":{"x":' + deep + b'},"sha256":"0"}\n'
+                         + record_line(2, {"x": 2}))
+        fragment = "line 3 is damaged"
+    with pytest.raises(DawgError, match=fragment):
         Checkpoint.open(path, HEADER, resume=True)

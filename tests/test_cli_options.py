@@ -123,7 +123,9 @@ def test_a_lone_board_is_a_board_even_when_a_file_has_its_name(tmp_path):
     proc = solve("cats")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[:2] == ["C A", "T S"]
-    assert_clean_error(solve("not-a-board"), "not-a-board is a lexicon path: give a BOARD after it")
+    # a folder that holds no lexicon is not called one
+    assert_clean_error(solve("not-a-board"), "not-a-board is not a BOARD (or --boards PATH) and holds no lexicon",
+                       "no lexicon here")
 
 
 def test_play_refuses_letters_the_lexicon_lacks(make_lexicon):

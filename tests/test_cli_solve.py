@@ -110,7 +110,7 @@ def test_default_lexicon_is_compiled_once(tmp_path):
     (["{lex}", "abc"], None, "3 cells is not square"),
     (["{lex}", "abcd", "--size", "9x9"], None, "--size: 9x9 is outside"),
     (["{lex}", "abcd", "--size", "four"], None, "is not RxC"),
-    (["{lex}"], None, "is a lexicon path: give a BOARD"),
+    (["{lex}"], None, "is a lexicon: give a BOARD"),
     (["{lex}", "abcd", "efgh", "ijkl"], None, "too many arguments"),
     (["{lex}", "abcd", "--boards", "-"], None, "either BOARD or --boards"),
     (["{lex}", "--boards", "-", "--strict", "-q"], "abcd\nab1d\n", "stdin line 2: board 'ab1d'"),
@@ -124,3 +124,42 @@ def test_errors_are_one_line(built, args, stdin, fragment):
     mapping = {"lex": str(built("twl06", "26")), "lex14": str(built("twl06", "14"))}
     proc = run_cli("boggle_dawg.dawg_solve", *[a.format(**mapping) for a in args], stdin=stdin)
     assert_clean_error(proc, fragment)
+
+
+def test_python_m_boggle_dawg_is_dawg_solve(make_lexicon):
+    lexicon = str(make_lexicon(["cat", "cats", "act", "acts", "scat"]))
+    ours = run_cli("boggle_dawg", lexicon, "catsxxxxxxxxxxxx", "--json")
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == run_cli("boggle_dawg.dawg_solve", lexicon, "catsxxxxxxxxxxxx", "--json").stdout
+    assert run_cli("boggle_dawg", "--version").stdout == run_cli("boggle_dawg.dawg_solve", "--version").stdout
+    assert run_cli("boggle_dawg", "--help").stdout.startswith("Usage: dawg-solve ")
+    assert_clean_error(run_cli("boggle_dawg", lexicon, "ab1d"), "dawg-solve: error: board 'ab1d'")
+
+
+def test_device_cuda_for_one_board_is_checked_as_for_a_batch(make_lexicon):
+    """Where the CUDA backend cannot run, one board refuses `--device cuda` with the batch's message."""
+    lexicon = str(make_lexicon(["cat", "cats", "act", "acts", "scat"]))
+    env = {"NUMBA_ENABLE_CUDASIM": "0"}
+    batch = run_cli("boggle_dawg.dawg_solve", lexicon, "--boards", "-", "--device", "cuda", "-q",
+                    stdin="catsxxxxxxxxxxxx\n", env=env)
+    one = run_cli("boggle_dawg.dawg_solve", lexicon, "catsxxxxxxxxxxxx", "--device", "cuda", env=env)
+    if batch.returncode:
+        assert_clean_error(one, "the CUDA backend cannot run")
+        assert (one.returncode, one.stderr) == (batch.returncode, batch.stderr)
+    else:
+        assert one.returncode == 0, one.stderr
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", lexicon, "catsxxxxxxxxxxxx", "--device", "tpu"),
+                       "--device: unknown device 'tpu'")
+
+
+def test_skip_foreign_shows_a_foreign_letter_as_the_blank_it_scores_as(make_lexicon):
+    lexicon = str(make_lexicon(["cat", "cats", "act", "acts", "scat"], charset="ACST"))
+    proc = run_cli("boggle_dawg.dawg_solve", lexicon, "catx", "--skip-foreign", "--words")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[:2] == ["C A", "T ."]
+    assert proc.stdout == run_cli("boggle_dawg.dawg_solve", lexicon, "cat.", "--words").stdout
+    data = json.loads(run_cli("boggle_dawg.dawg_solve", lexicon, "c(at)x/tac", "--skip-foreign", "--json").stdout)
+    assert data["board"] == "c(at)./tac" and data["score"] == open_lexicon(lexicon).score("c(at)./tac")
+    # without the flag, the error names it as the command line spells it
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", lexicon, "catx"), "'X' uses a letter outside",
+                       "(--skip-foreign scores the other cells)")

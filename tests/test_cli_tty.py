@@ -4,11 +4,13 @@ goes to the terminal (stderr) and every result to stdout, none lost to the displ
 from __future__ import annotations
 
 import json
+import os
 import re
+import select
 
 from boggle_dawg.solver.lexicon import open_lexicon
 
-from clitools import WORDS, random_boards, run_with_terminal_stderr
+from clitools import WORDS, on_terminal, random_boards, run_with_terminal_stderr
 
 
 def _boards(count: int) -> list[str]:
@@ -66,3 +68,17 @@ def test_build_at_a_terminal_writes_its_report_to_stdout(tmp_path):
     assert run.returncode == 0, run.screen
     assert run.stdout.startswith(f"built {tmp_path / 'out'}/ from {source}")
     assert f"words    {len(WORDS)} kept" in run.stdout
+
+
+def test_batch_typed_at_a_terminal_draws_no_progress_bar(make_lexicon):
+    """`--boards -` with stdin the terminal: a bar would redraw over what is typed, so none is drawn."""
+    lexicon = make_lexicon(WORDS)
+    with on_terminal("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", typed=True) as terminal:
+        os.write(terminal.master, b"catsteasnotestar\n")
+        ready, _, _ = select.select([terminal.proc.stdout], [], [], 60)
+        assert ready and terminal.proc.stdout.readline().strip().isdigit()
+        os.write(terminal.master, b"\x04")  # Ctrl-D: end of input
+        terminal.proc.wait(timeout=60)
+    text = terminal.text()
+    assert terminal.proc.returncode == 0, text
+    assert "scored 1 board" in text and "scoring lines" not in text

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections import Counter
 from importlib.resources import files
 
@@ -258,3 +260,25 @@ def test_roll_command_bad_dice_files(tmp_path):
     square_less.write_text("AB\n" * 5)
     assert_clean_error(run_cli("boggle_dawg.dawg_solve", "roll", "--dice", str(square_less)),
                        "5 dice do not fill a square board")
+
+
+def test_roll_command_reads_dice_files_in_bounded_memory(tmp_path):
+    """Whatever --dice names, it is refused in one line, at once, having read a bounded amount."""
+    nul = tmp_path / "nul.txt"
+    nul.write_bytes(b"A B C D E F\nA B C D E F\nA B\0C D E F\n")
+    huge = tmp_path / "huge.txt"
+    huge.write_bytes(b"# " + b"x" * (2 << 20) + b"\n" + b"A B C D E F\n" * 16)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # nobody writes to it: reading must not wait for a writer
+    for dice, fragments in [("/dev/zero", ["/dev/zero"]), (str(nul), [f"{nul} line 3", "NUL"]),
+                            (str(huge), [str(huge), "larger than 1 MiB"]), (str(fifo), [str(fifo), "no dice"])]:
+        started = time.perf_counter()
+        assert_clean_error(run_cli("boggle_dawg.dawg_solve", "roll", "--dice", dice, timeout=30), *fragments)
+        assert time.perf_counter() - started < 20
+
+
+def test_roll_command_reads_dice_from_a_pipe():
+    dice = "A B C D E F\n" * 3 + "Qu Th . . E S\n"
+    rolled = run_cli("boggle_dawg.dawg_solve", "roll", "--dice", "/dev/stdin", "--seed", "1", stdin=dice)
+    assert rolled.returncode == 0, rolled.stderr
+    assert len(rolled.stdout.split()) == 1

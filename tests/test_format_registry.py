@@ -147,8 +147,8 @@ class SortedLexicon(Lexicon):
     def walk(self) -> Walk:
         return Walk(sorted_board, (self.keys.ravel(), self.keys.shape[1], len(self.keys)), len(self.keys))
 
-    def numbered_words(self, progress=None) -> list[tuple[str, int]]:
-        return [(word, number) for number, word in enumerate(self.words_sorted)]
+    def iter_numbered_words(self, progress=None):
+        return ((word, number) for number, word in enumerate(self.words_sorted))
 
 
 SORTED_FORMAT = Format("sorted", "a sorted word array searched by bisection", SortedLexicon,

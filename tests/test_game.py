@@ -322,12 +322,13 @@ def test_a_timed_round_on_a_terminal(lexicon, terminal):
     assert "Time's up." in screen and screen.count("word> ") >= len(VERDICT_LINES)
 
 
-@pytest.mark.parametrize("stop, ending", [
-    ("\x03", "Round stopped."),          # Ctrl-C typed
-    ("SIGINT", "Round stopped."),        # SIGINT sent to the process
-    ("\x04", "Round over (end of input)."),  # Ctrl-D typed
+@pytest.mark.parametrize("stop, ending, status", [
+    ("\x03", "Round stopped.", 130),          # Ctrl-C typed
+    ("SIGINT", "Round stopped.", 130),        # SIGINT sent to the process
+    ("\x04", "Round over (end of input).", 0),  # Ctrl-D typed
 ])
-def test_ending_a_round_early_still_sums_up(lexicon, terminal, stop, ending):
+def test_ending_a_round_early_still_sums_up(lexicon, terminal, stop, ending, status):
+    """Ctrl-C sums the round up, then exits 130 as on any Ctrl-C; Ctrl-D ends it normally."""
     term = terminal("play", str(lexicon), "--board", BOARD, "--seconds", "60")
     term.wait_for("[1:00] word> ")
     type_words(term)
@@ -336,6 +337,30 @@ def test_ending_a_round_early_still_sums_up(lexicon, terminal, stop, ending):
     else:
         term.type(stop)
     screen = term.wait_for("   1: cats cod code eat eth mane ream red seat tea the then thin")
-    assert term.finish() == 0
-    assert screen[screen.index(ending):].splitlines()[1:] == SUMMARY_LINES
+    if status:
+        screen = term.wait_for("dawg-solve: error: interrupted\n")
+    assert term.finish() == status
+    summed_up = screen[screen.index(ending):].splitlines()[1:]
+    assert summed_up == SUMMARY_LINES + (["dawg-solve: error: interrupted"] if status else [])
     assert "Traceback" not in screen
+
+
+def test_sigint_on_a_piped_round_sums_up_and_exits_130(lexicon):
+    proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", "play", str(lexicon), "--board", BOARD,
+                             "--json"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=REPO)
+    try:
+        proc.stdin.write("quest\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["event"] == "start"
+        assert json.loads(proc.stdout.readline())["word"] == "quest"  # the round is reading words
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.stdin.close()
+        proc.kill()
+    assert proc.returncode == 130, err
+    end = json.loads(out)
+    assert (end["event"], end["reason"], end["score"]) == ("end", "interrupt", 2)
+    assert err.splitlines()[-1] == "dawg-solve: error: interrupted" and "Traceback" not in err

@@ -247,6 +247,18 @@ def test_canonical_ids_cover_every_class_once_per_orbit(make_lexicon):
         assert min(images) in ids
 
 
+@pytest.mark.parametrize("size,spec", [((2, 2), "ae,s,t"), ((2, 3), "a,e,st"), ((3, 3), "ae,s,t"),
+                                       ((3, 4), "aest/ae,st"), ((4, 4), "aest/ae,st"), ((1, 5), "a,e,s,t")])
+def test_canonical_count_is_what_canonical_ids_lists(make_lexicon, size, spec):
+    """The count a proof is refused on (Burnside's lemma) without listing: exactly the listed ids,
+    and the canonical class of every class is listed."""
+    lex = open_lexicon(make_lexicon(["tea", "seat"], "AEST"))
+    plan = make_plan(lex, size, spec)
+    ids = plan.canonical_ids()
+    assert plan.canonical_count() == len(ids)
+    assert {plan.canonical_class(c) for c in range(plan.class_count)} == set(ids)
+
+
 def test_plan_and_record_are_small_and_portable(make_lexicon, tmp_path):
     lex = open_lexicon(make_lexicon(["tea", "seat", "quest"], "AEQSTU"))
     plan = make_plan(lex, (2, 3))

@@ -4,6 +4,7 @@ the rearranged letters, reproducibility, and stopping on time or Ctrl-C."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -243,20 +244,43 @@ def test_cli_seconds_limit_returns_promptly(built):
     assert 1 <= data["seconds"] < 4 and elapsed < 10
 
 
-def test_cli_ctrl_c_prints_the_best_so_far(built):
-    out = str(built("enable2k"))
-    proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", "search", out, "--seconds", "60"],
+def _interrupted(command: str, out: str, *args: str, headline: str) -> tuple[int, str, str]:
+    """`dawg-solve COMMAND out ARGS` sent SIGINT a second after its first round is scored."""
+    proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", command, out, "--seconds", "60", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
     try:
-        assert "hillclimb search of 4x4 boards" in proc.stderr.readline()  # the first round is scored
+        assert headline in proc.stderr.readline()  # the first round is scored
         time.sleep(1)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=15)
     finally:
         proc.kill()
-    assert proc.returncode == 0, stderr
     assert "Traceback" not in stderr
-    assert stdout.startswith("best board, ") and stdout.rstrip().endswith("interrupted")
+    return proc.returncode, stdout, stderr
+
+
+def test_cli_ctrl_c_prints_the_best_so_far_marked_partial_and_exits_130(built):
+    out = str(built("enable2k"))
+    status, stdout, stderr = _interrupted("search", out, headline="hillclimb search of 4x4 boards")
+    assert status == 130, stderr
+    assert stdout.startswith("best board, ")
+    assert stdout.splitlines()[-1] == "interrupted: a partial result, the best boards found before Ctrl-C"
+    assert stderr.splitlines()[-1] == "dawg-solve: error: interrupted"
+    status, stdout, stderr = _interrupted("search", out, "--json", headline="hillclimb search of 4x4 boards")
+    data = json.loads(stdout)
+    assert status == 130 and data["stopped"] == "interrupted" and data["complete"] is False and data["top"]
+    status, stdout, stderr = _interrupted("rearrange", out, "sretsenigtalsrep", "--json",
+                                          headline="rearranging letters on a 4x4 board")
+    data = json.loads(stdout)
+    assert status == 130 and data["stopped"] == "interrupted" and data["complete"] is False
+
+
+def test_cli_a_finished_search_is_complete(built):
+    out = str(built("enable2k"))
+    proc = run_cli("boggle_dawg.dawg_solve", "search", out, "--rounds", "2", "--seed", "1", "--json", "-q")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["complete"] is True
+    text = run_cli("boggle_dawg.dawg_solve", "search", out, "--rounds", "2", "--seed", "1", "-q")
+    assert text.returncode == 0 and "partial" not in text.stdout
 
 
 @pytest.mark.parametrize("args, fragment", [
@@ -264,14 +288,124 @@ def test_cli_ctrl_c_prints_the_best_so_far(built):
     (("search", "--method", "tabu"), "--method"),
     (("search", "--t0", "5"), "--t0"),
     (("search", "--seconds", "0"), "--seconds"),
-    (("search", "--start", "abc"), "needs 16"),
-    (("rearrange", "abcde", "--size", "2x3"), "5 letters"),
-    (("rearrange", "abc"), "give --size"),
+    (("search", "--start", "abc"), "3 cells is not square"),
+    (("search", "--tasks", "1000000000"), "--tasks: at most 100,000"),
+    (("search", "--pool", "1000000000"), "--pool: at most "),
+    (("search", "--method", "anneal", "--pool", "1000000000"), "--pool: at most "),
+    (("search", "--method", "steepest", "--pool", "1000000000"), "--pool: at most "),
+    (("search", "--method", "deviation", "--pool", "1000000000"), "--pool: at most "),
+    (("search", "--method", "anneal", "--t0", "1", "--t1", "5"), "--t1: "),
+    (("search", "--method", "anneal", "--t1", "500"), "--t1: "),
+    (("search", "--size", "5x5", "--start", "abcdefghijklmnop"), "--start"),
+    (("search", "--size", "4x3", "--start", "abcd/efgh/ijkl"), "--size 4x3"),
+    (("search", "--alphabet", "aeirst", "--start", "sretsenigtalsrep"), "alphabet"),
+    (("rearrange", "sretsenigtalsrep", "--pool", "1000000000"), "--pool: at most "),
+    (("rearrange", "abcde", "--size", "2x3"), "5 cells, size 2x3 needs 6"),
+    (("rearrange", "abc"), "3 cells is not square"),
 ])
 def test_cli_bad_input_is_one_line(built, args, fragment):
     out = str(built("enable2k"))
     command, *rest = args
-    assert_clean_error(run_cli("boggle_dawg.dawg_solve", command, out, *rest), fragment)
+    started = time.perf_counter()
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", command, out, *rest, timeout=60), fragment)
+    assert time.perf_counter() - started < 30  # refused up front, before any search or allocation
+
+
+def test_cli_usage_errors_exit_2(built):
+    """Options that cannot go together are usage errors: status 2, one line naming both."""
+    out = str(built("enable2k"))
+    for args, fragments in [
+        (("--method", "anneal", "--t0", "1", "--t1", "5"), ["--t1: ", "t0"]),
+        (("--size", "5x5", "--start", "abcdefghijklmnop"), ["--start", "4x4", "--size 5x5"]),
+        (("--size", "4x3", "--start", "abcd/efgh/ijkl"), ["--start", "3x4", "--size 4x3"]),
+        (("--alphabet", "aeirst", "--start", "sretsenigtalsrep"), ["--start", "alphabet AEIRST", "G, L, N, P"]),
+        (("--tasks", "1000000000"), ["--tasks"]),
+        (("--pool", "1000000000"), ["--pool"]),
+    ]:
+        proc = run_cli("boggle_dawg.dawg_solve", "search", out, *args, timeout=60)
+        assert_clean_error(proc, *fragments)
+        assert proc.returncode == 2, (args, proc.stderr)
+
+
+def test_too_large_a_pool_is_refused_before_any_allocation(built):
+    from boggle_dawg.solver.errors import ParameterError
+
+    lex = open_lexicon(built("enable2k"))
+    for method in METHODS:
+        with pytest.raises(ParameterError, match="^pool: at most [0-9,]+ for the .* method on 8x8 boards"):
+            _search(lex, Shape(8, 8), Budget(rounds=1), method, seed=1, pool=10**9)
+    with pytest.raises(ParameterError, match="^pool: at most"):
+        _rearrange(lex, "sretsenigtalsrep", Shape(4, 4), Budget(rounds=1), seed=1, pool=10**9)
+    # The largest pool allowed runs.
+    largest = int(str(pytest.raises(ParameterError, _search, lex, Shape(4, 4), Budget(rounds=1), "anneal", seed=1,
+                                    pool=10**9).value).split()[3].replace(",", ""))
+    assert largest >= 100_000
+    result = _search(lex, Shape(3, 3), Budget(rounds=1), "hillclimb", seed=1, pool=1000)
+    assert result.rounds == 1
+
+
+def test_anneal_must_cool(built):
+    from boggle_dawg.solver.errors import ParameterError
+
+    lex = open_lexicon(built("enable2k"))
+    with pytest.raises(ParameterError, match="^t1: "):
+        _search(lex, Shape(3, 3), Budget(rounds=1), "anneal", seed=1, t0=1.0, t1=5.0)
+    result = _search(lex, Shape(3, 3), Budget(rounds=2), "anneal", seed=1, t0=5.0, t1=5.0, pool=8)
+    assert result.rounds == 2
+
+
+def test_start_outside_the_alphabet_is_refused(built):
+    from boggle_dawg.solver.errors import ParameterError
+
+    lex = open_lexicon(built("enable2k"))
+    with pytest.raises(ParameterError, match="^start: .*alphabet AEIRST"):
+        _search(lex, Shape(4, 4), Budget(rounds=1), seed=1, alphabet="aeirst", start="sretsenigtalsrep")
+
+
+def test_cli_start_gives_the_size(built):
+    out = str(built("enable2k"))
+    for start, size in (("abcd/efgh/ijkl", "3x4"), ("sretsenigtalsrep", "4x4"), ("abc/def", "2x3"),
+                        ("abcdefghijklmnopqrstuvwxy", "5x5")):
+        proc = run_cli("boggle_dawg.dawg_solve", "search", out, "--start", start, "--rounds", "2", "--seed", "1",
+                       "--json", "-q")
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["size"] == size
+    agreed = run_cli("boggle_dawg.dawg_solve", "search", out, "--start", "abcdefghijkl", "--size", "3x4", "--rounds",
+                     "1", "--json", "-q")
+    assert agreed.returncode == 0 and json.loads(agreed.stdout)["size"] == "3x4"
+
+
+def test_cli_rearrange_takes_board_notation_and_bad_boards_fail_as_for_solve(built):
+    out = str(built("enable2k"))
+    for letters, size in (("pers/latg/sine/ters", "4x4"), ("PERS LATG SINE", "3x4"), ("qiu/tea/xrs/nol", "4x3")):
+        proc = run_cli("boggle_dawg.dawg_solve", "rearrange", out, letters, "--rounds", "2", "--seed", "1",
+                       "--json", "-q")
+        assert proc.returncode == 0, proc.stderr
+        data = json.loads(proc.stdout)
+        assert data["size"] == size and sorted(data["board"].replace("/", "")) == sorted(data["letters"])
+    for bad in ("abc1", "abcd/efg", "abcde"):
+        solved = run_cli("boggle_dawg.dawg_solve", "solve", out, bad)
+        arranged = run_cli("boggle_dawg.dawg_solve", "rearrange", out, bad)
+        assert_clean_error(arranged, "board")
+        assert arranged.returncode == solved.returncode == 1, (bad, arranged.stderr, solved.stderr)
+        assert arranged.stderr == solved.stderr
+    for unplaceable, face in (("(th)bcdefghijklmnop", "'Th'"), ("abcdefghijklmno.", "'.'")):
+        proc = run_cli("boggle_dawg.dawg_solve", "rearrange", out, unplaceable)
+        assert_clean_error(proc, face)
+        assert proc.returncode == 1
+
+
+def test_readme_synopses_name_every_option():
+    """The README's synopsis of `search` and `rearrange` lists every option `--help` shows."""
+    readme = (REPO / "README.md").read_text()
+    for command in ("search", "rearrange"):
+        start = readme.index(f"    dawg-solve {command} [FILE]")
+        synopsis = readme[start:readme.index("\n\n", start)]
+        shown = run_cli("boggle_dawg.dawg_solve", command, "--help", env={"COLUMNS": "200"}).stdout
+        options = set(re.findall(r"(--[a-z][a-z0-9-]*)", shown)) - {"--help", "--version", "--install-completion",
+                                                                     "--show-completion"}
+        missing = sorted(o for o in options if not re.search(re.escape(o) + r"\b(?!-)", synopsis))
+        assert not missing, (command, missing)
 
 
 def test_cli_letters_outside_the_charset(built):
@@ -303,3 +437,12 @@ def test_a_new_method_is_one_registry_entry(built, monkeypatch):
     result = _search(lex, Shape(3, 3), Budget(rounds=4), "random", seed=1, top=3)
     assert result.method == "random" and result.evaluations == 400
     assert all(b.score == lex.score(b.board) for b in result.top)
+
+
+def test_cli_rearrange_names_a_lone_path_for_what_it_is(built, tmp_path):
+    """A lone argument that is a path: a lexicon wants the LETTERS after it; a folder without one says so."""
+    lexicon = str(built("enable2k"))
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", "rearrange", lexicon), "is a lexicon: give the LETTERS")
+    (tmp_path / "notes").mkdir()
+    assert_clean_error(run_cli("boggle_dawg.dawg_solve", "rearrange", str(tmp_path / "notes")),
+                       "is not the LETTERS and holds no lexicon", "no lexicon here")

@@ -7,12 +7,15 @@ checksums, indices, numbering equations) and wrong in one the kernels depend on.
 
 from __future__ import annotations
 
+import json
 import os
 import pty
+import resource
 import shutil
 import subprocess
 import sys
 import time
+import tracemalloc
 import zlib
 from pathlib import Path
 
@@ -58,7 +61,7 @@ def write_trie(directory: Path, first, mask, eow) -> Path:
     return directory
 
 
-def write_dawg(directory: Path, states: list[tuple[int, list[int]]], eow: list[int]) -> Path:
+def write_dawg(directory: Path, states: list[tuple[int, list[int]]], eow: list[int], max_length: int = 15) -> Path:
     """states[s] = (letter mask, children in letter order); skips and counts follow from them."""
     directory.mkdir(parents=True, exist_ok=True)
     count = [0] * len(states)
@@ -73,7 +76,8 @@ def write_dawg(directory: Path, states: list[tuple[int, list[int]]], eow: list[i
             skip += count[c]
     body = (node_word(np.array(first), np.array([m for m, _ in states]), np.array(eow)).astype("<u8").tobytes()
             + np.array(edges, "<u8").tobytes() + np.array(count, "<u4").tobytes())
-    (directory / DAWG_FILE).write_bytes(header_and_body(DAWG_MAGIC, ALL, count[0], len(states), len(edges), body))
+    (directory / DAWG_FILE).write_bytes(header_and_body(DAWG_MAGIC, ALL, count[0], len(states), len(edges), body,
+                                                        max_length))
     return directory
 
 
@@ -291,6 +295,51 @@ def test_build_swapped_while_opening_gives_one_snapshot(make_lexicon, tmp_path, 
     assert lex.word_list() == sorted(WORDS)
 
 
+# --- huge word counts from small files ---------------------------------------------------------
+
+
+def all_strings_dawg(directory: Path, longest: int) -> tuple[Path, int]:
+    """Every string of 3..`longest` letters over {a, b}: a chain of `longest` + 1 states (under 1 KB)."""
+    states = [(0b11, [s + 1, s + 1]) for s in range(longest)] + [(0, [])]
+    write_dawg(directory, states, [0, 0, 0] + [1] * (longest - 2), max_length=longest)
+    return directory, 2 ** (longest + 1) - 8
+
+
+def limit_memory(limit: int):
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return apply
+
+
+def test_words_of_a_huge_lexicon_stream_in_bounded_memory(tmp_path):
+    directory, count = all_strings_dawg(tmp_path / "huge", 27)
+    assert count > 2.6e8 and (directory / DAWG_FILE).stat().st_size < 1024
+    reader = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawgc_cli", "words", str(directory), "--numbers"],
+                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              preexec_fn=limit_memory(600 << 20), env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    first = [reader.stdout.readline() for _ in range(4)]
+    reader.stdout.close()  # as `| head -4` does
+    try:
+        status = reader.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        reader.kill()
+        pytest.fail("dawgc words still running 30 s after its reader closed the pipe")
+    assert first == [b"aaa\t0\n", b"aaaa\t1\n", b"aaaaa\t2\n", b"aaaaaa\t3\n"]
+    assert status == 141 and reader.stderr.read() == b""
+
+
+def test_verify_holds_no_word_list_in_memory(tmp_path):
+    directory, count = all_strings_dawg(tmp_path / "big", 16)
+    tracemalloc.start()
+    try:
+        result = verify(directory)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.ok and f"{count} words" in result.checks[0]
+    assert peak < 4 << 20, peak  # the words alone would take over 10 MB
+
+
 # --- what a build directory offers ---------------------------------------------------------
 
 
@@ -304,6 +353,20 @@ def test_directory_without_manifest_opens_the_trie_first(make_lexicon):
     assert open_lexicon(directory).format == "adtdawg"
     with pytest.raises(DawgError, match="no trie lexicon here"):
         open_lexicon(directory, "trie")
+
+
+def test_adtdawg_without_manifest_knows_its_longest_word(make_lexicon):
+    long_word = "acdegilmnoprstacdegilmn"  # 23 letters, all of JPA14
+    directory = make_lexicon(WORDS + [long_word], "14")
+    for name in (MANIFEST_FILE, TRIE_FILE, DAWG_FILE):
+        (directory / name).unlink()
+    lex = open_lexicon(directory)
+    assert lex.format == "adtdawg" and lex.max_length == 23 and long_word in lex.word_list()
+    assert verify(directory).ok
+    info = run_cli("boggle_dawg.dawgc_cli", "info", str(directory), "--json")
+    assert json.loads(info.stdout)["formats"]["adtdawg"]["max_length"] == 23, info.stderr
+    words = run_cli("boggle_dawg.dawgc_cli", "words", str(directory))
+    assert words.returncode == 0 and long_word in words.stdout.split(), words.stderr
 
 
 def corrupt(path: Path) -> None:

@@ -82,7 +82,7 @@ class Scorer(ABC):
         shape, codes = checked_codes(codes, shape, self.lexicon.charset)
         alphabet = np.asarray(alphabet, np.int64)
         if not len(alphabet):
-            raise ValueError("best_changes needs at least one letter")
+            raise ParameterError("alphabet", "needs at least one letter")
         cells, letters = shape.cells, len(alphabet)
         variants = cells * letters
         scores = np.full((len(codes), variants), -1, np.int64)
@@ -143,8 +143,19 @@ def choose_backend(device: str) -> tuple[str, str | None]:
     return ("cuda", None) if usable else ("cpu", f"the CUDA backend cannot run: {reason}; scoring on the CPU")
 
 
-def open_scorer(lexicon: Lexicon, backend: str = "cpu", jobs: int = 0) -> Scorer:
-    """A scorer of `lexicon` on `backend` with `jobs` workers (0 = all cores)."""
+def check_backend(lexicon: Lexicon, backend: str) -> None:
+    """Raise the error that opening a `backend` scorer of `lexicon` would for a backend that cannot
+    run here or cannot score `lexicon`, without opening one (one board is walked on the CPU
+    whatever the backend, but a backend that was asked for and cannot run is still an error)."""
     if backend not in BACKENDS:
         raise ParameterError("backend", f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    if backend == "cuda":
+        from .cuda import usable_trie
+
+        usable_trie(lexicon)
+
+
+def open_scorer(lexicon: Lexicon, backend: str = "cpu", jobs: int = 0) -> Scorer:
+    """A scorer of `lexicon` on `backend` with `jobs` workers (0 = all cores)."""
+    check_backend(lexicon, backend)
     return BACKENDS[backend](lexicon, resolve_jobs(jobs))

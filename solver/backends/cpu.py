@@ -1,14 +1,18 @@
 """The CPU backend: the numba-compiled batch drivers on a pool of exactly `jobs` threads.
 
 Each thread scores its own chunks of boards with its own stamps, because the
-drivers release the GIL.
+drivers release the GIL. The calling thread only hands out chunks and waits:
+compiled code never checks for signals, so a caller that ran a driver itself
+could not be interrupted until its board ended, and one board can walk for
+ages (a lexicon where every path spells a prefix). Waiting, the caller takes
+Ctrl-C at once.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -46,11 +50,62 @@ class _Scratch(threading.local):
 _scratch = _Scratch()
 
 
+class Workers:
+    """`count` daemon threads that run tasks while the calling thread waits, interruptibly.
+
+    When the wait ends early (Ctrl-C, or a task's error), the tasks not yet started are dropped;
+    a thread inside compiled code finishes its board first, and as a daemon it never holds up
+    the end of the process."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._tasks: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._threads = [threading.Thread(target=self._serve, name=f"dawg-cpu-{i}", daemon=True)
+                         for i in range(count)]
+        for thread in self._threads:
+            thread.start()
+
+    def _serve(self) -> None:
+        while (task := self._tasks.get()) is not None:
+            task()
+
+    def run(self, work: Callable[..., int], spans: Sequence[tuple], progress: Callable[[int], None] | None) -> None:
+        """`work(*span)` for every span on the threads; `progress(n)` here, in the caller's thread,
+        with what each returns. A task's exception is raised here."""
+        done: queue.SimpleQueue[tuple[int, BaseException | None]] = queue.SimpleQueue()
+        dropped = threading.Event()
+
+        def task(span: tuple) -> None:
+            if dropped.is_set():
+                return
+            try:
+                done.put((work(*span), None))
+            except BaseException as err:  # noqa: BLE001 (handed to the waiting caller, raised there)
+                done.put((0, err))
+
+        for span in spans:
+            self._tasks.put(lambda span=span: task(span))
+        try:
+            for _ in spans:
+                count, err = done.get()
+                if err is not None:
+                    raise err
+                if progress:
+                    progress(count)
+        finally:
+            dropped.set()
+
+    def close(self) -> None:
+        """End the threads once they are idle; the caller does not wait for them."""
+        for _ in self._threads:
+            self._tasks.put(None)
+        self._threads = []
+
+
 def score_in_threads(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset,
-                threads: int = 1, pool: ThreadPoolExecutor | None = None,
-                progress: Callable[[int], None] | None = None) -> np.ndarray:
+                     workers: Workers, progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Scores of boards given as a (B, cells) array of letter indices (NO_LETTER = unusable cell),
-    with the compiled kernels on the `threads` threads of `pool` (None: in this thread).
+    with the compiled kernels on the threads of `workers`.
 
     The boards are cut into chunks, at least four per thread so that threads finish
     together, at most CHUNK boards so that progress is reported often.
@@ -72,34 +127,27 @@ def score_in_threads(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, in
               first_stamp, scores[lo:hi])
         return hi - lo
 
-    chunk = max(1, min(CHUNK, -(-len(codes) // (4 * threads))))
-    spans = [(lo, min(lo + chunk, len(codes))) for lo in range(0, len(codes), chunk)]
-    done_counts = (pool.map if pool is not None and len(spans) > 1 else map)(lambda span: run(*span), spans)
-    for done in done_counts:
-        if progress:
-            progress(done)
+    chunk = max(1, min(CHUNK, -(-len(codes) // (4 * workers.count))))
+    workers.run(run, [(lo, min(lo + chunk, len(codes))) for lo in range(0, len(codes), chunk)], progress)
     return scores
 
 
 class CpuScorer(Scorer):
-    """Scores on `jobs` threads (the drivers release the GIL); one thread scores in the
-    caller's thread. The pool is this scorer's own and ends with it."""
+    """Scores on `jobs` threads (the drivers release the GIL) while the caller waits. The
+    threads are this scorer's own and end with it."""
 
     name = "cpu"
 
     def __init__(self, lexicon: Lexicon, jobs: int) -> None:
         super().__init__(lexicon)
         self.jobs = jobs
-        self._pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="dawg-cpu") if jobs > 1 else None
+        self._workers = Workers(jobs)
 
     def score_codes(self, codes: np.ndarray, shape: Shape,
                     progress: Callable[[int], None] | None = None) -> np.ndarray:
-        scores = score_in_threads(self.lexicon.walk, codes, shape, self.lexicon.charset, self.jobs, self._pool,
-                             progress)
+        scores = score_in_threads(self.lexicon.walk, codes, shape, self.lexicon.charset, self._workers, progress)
         self.lexicon.check_unchanged()  # a mapped file changed under the batch: fail, never serve it
         return scores
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
+        self._workers.close()

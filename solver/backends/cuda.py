@@ -24,7 +24,7 @@ import numpy as np
 
 from ..board import Shape, card_table, neighbours
 from ..engine import checked_codes
-from ..errors import DawgError
+from ..errors import DawgError, ParameterError
 from . import Lexicon, Scorer
 
 if TYPE_CHECKING:
@@ -123,6 +123,16 @@ def trie_nodes(lexicon: Lexicon) -> np.ndarray:
     return lexicon.nodes
 
 
+def usable_trie(lexicon: Lexicon) -> tuple[np.ndarray, str]:
+    """The trie's node words and what runs the kernels; DawgError when the CUDA backend cannot
+    score `lexicon` here (the one check, for batches and for one board alike)."""
+    nodes = trie_nodes(lexicon)
+    usable, reason = availability()
+    if not usable:
+        raise DawgError(f"the CUDA backend cannot run: {reason}")
+    return nodes, reason
+
+
 class CudaScorer(Scorer):
     """Scores trie boards on the GPU (or the simulator). `jobs` does not apply: the grid is sized
     from the device. The trie, the word index and the bitmaps stay on the device until close()."""
@@ -131,10 +141,7 @@ class CudaScorer(Scorer):
 
     def __init__(self, lexicon: Lexicon, jobs: int = 0) -> None:
         super().__init__(lexicon)
-        nodes = trie_nodes(lexicon)
-        usable, reason = availability()
-        if not usable:
-            raise DawgError(f"the CUDA backend cannot run: {reason}")
+        nodes, reason = usable_trie(lexicon)
         if len(nodes) >= MAX_NODES:
             raise DawgError(f"{lexicon.path}: {len(nodes):,} trie nodes; the CUDA backend takes fewer than "
                             f"{MAX_NODES:,}")
@@ -211,7 +218,7 @@ class CudaScorer(Scorer):
         shape, codes = checked_codes(codes, shape, self.lexicon.charset)
         alphabet = np.asarray(alphabet, np.int64)
         if not len(alphabet):
-            raise ValueError("best_changes needs at least one letter")
+            raise ParameterError("alphabet", "needs at least one letter")
         letters = len(alphabet)
         variants = shape.cells * letters
         packed = np.zeros(len(codes), np.int64)

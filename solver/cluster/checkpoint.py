@@ -16,18 +16,34 @@ Reading it back. A driver killed while writing can leave only its last line torn
 newline, or not JSON, or a wrong checksum): that line is ignored, and cut off before
 anything else is appended. A bad line anywhere else means the file was damaged, not torn,
 and is refused, as is a header of another format version or another run. A task recorded
-twice keeps its first record (the engine never writes a second).
+twice keeps its first record (the engine never writes a second). A record whose checksum is
+right but whose fields are not what its job writes (a hand edit) is refused when a run resumes,
+naming its line and field: each job gives `Checkpoint.open` its record schema (`check_record`,
+made of the checks below, in the style of solver.manifest).
+
+One run at a time. A run holds an exclusive lock (flock) on ``PATH.lock`` beside the checkpoint
+while it has the checkpoint open, the lock file naming its process; a second run is refused in
+one line naming the first. Records are appended (O_APPEND) with one ``write`` each, and a write
+that fails (disk full, file too large, read-only file system) is cut back off, so a copy taken at
+any moment reads back whole, at most with a torn last line.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
+import socket
+import stat
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import DawgError
+from ..schema import BadField
 
 FORMAT = "dawg-solve checkpoint"
 VERSION = 1
@@ -49,70 +65,102 @@ def record_line(task, record: dict) -> bytes:
     return _canonical({"task": task, "record": record, "sha256": _digest(task, record)}) + b"\n"
 
 
+# --- reading ---------------------------------------------------------------------------------
+
+
 @dataclass
 class Contents:
     """What a checkpoint file holds: its header (None when empty or never finished), the
-    records by task id in file order, how many bytes are sound and whether a torn last line
-    follows them."""
+    records by task id in file order (and the line each is on), how many bytes are sound and
+    whether a torn last line follows them."""
 
     header: dict | None
     records: dict = field(default_factory=dict)
     sound_bytes: int = 0
     torn: bool = False
     duplicates: int = 0
+    lines: dict = field(default_factory=dict)
+
+
+def _json(line: bytes):
+    """A line's JSON value; ValueError for anything else, a line nested too deep for the parser included."""
+    try:
+        return json.loads(line)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
 
 
 def _parse_record(line: bytes):
     """(task, record) of a record line, or None if the line is not a whole, sound record."""
     try:
-        item = json.loads(line)
+        item = _json(line)
         task, record, digest = item["task"], item["record"], item["sha256"]
     except (ValueError, KeyError, TypeError):
         return None
-    if not isinstance(record, dict) or digest != _digest(task, record):
+    if isinstance(task, bool) or not isinstance(task, (int, str)) or not isinstance(record, dict):
         return None
-    return task, record
+    try:
+        return (task, record) if digest == _digest(task, record) else None
+    except (ValueError, RecursionError):  # a record JSON cannot write back (e.g. nested too deep)
+        return None
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    """The file's bytes (None when there is none); DawgError for what is not a regular file,
+    found without blocking (a FIFO is opened non-blocking and refused)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise DawgError(f"{path}: cannot read the checkpoint ({err.strerror})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise DawgError(f"{path}: not a regular file (a checkpoint must be one)")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read()
+    except OSError as err:
+        raise DawgError(f"{path}: cannot read the checkpoint ({err.strerror})") from None
+    finally:
+        os.close(fd)
 
 
 def read_checkpoint(path: Path) -> Contents:
     """Read a checkpoint (see the module docstring for what is ignored and what refused)."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return Contents(None)
-    except OSError as err:
-        raise DawgError(f"{path}: cannot read the checkpoint ({err.strerror})") from None
+    data = _read_bytes(path)
     if not data:
         return Contents(None)
     end = data.find(b"\n")
     if end < 0:  # only a half-written first line: the file was never more than started
         return Contents(None, torn=True)
     try:
-        head = json.loads(data[:end])
+        head = _json(data[:end])
         ok = isinstance(head, dict) and head.get("format") == FORMAT and isinstance(head.get("header"), dict)
     except ValueError:
         ok = False
     if not ok:
         raise DawgError(f"{path}: not a dawg-solve checkpoint")
     if head.get("version") != VERSION:
-        raise DawgError(f"{path}: checkpoint format version {head.get('version')}, this program writes {VERSION}")
+        raise DawgError(f"{path}: checkpoint format version {_show(head.get('version'))}, "
+                        f"this program writes {VERSION}")
     contents = Contents(head["header"], sound_bytes=end + 1)
     position = end + 1
     while position < len(data):
         stop = data.find(b"\n", position)
         parsed = _parse_record(data[position:stop]) if stop >= 0 else None
+        line = data.count(b"\n", 0, position) + 1
         if parsed is None:
             if stop < 0 or stop == len(data) - 1:  # the last line: torn by a kill while it was written
                 contents.torn = True
                 break
-            line = data.count(b"\n", 0, position) + 1
             raise DawgError(f"{path}: line {line} is damaged (not a whole record); the checkpoint cannot be trusted")
         task, record = parsed
         if task in contents.records:
             contents.duplicates += 1
         else:
             contents.records[task] = record
+            contents.lines[task] = line
         position = stop + 1
         contents.sound_bytes = position
     return contents
@@ -125,64 +173,143 @@ def _first_difference(stored: dict, expected: dict, order: list) -> str:
     return ""
 
 
-class Checkpoint:
-    """An open checkpoint: the records already in it, and `append` for each new one."""
+# --- writing ---------------------------------------------------------------------------------
 
-    def __init__(self, path: Path, records: dict, fd: int) -> None:
+
+class Checkpoint:
+    """An open checkpoint, locked for this run: the records already in it, and `append` for each new one."""
+
+    def __init__(self, path: Path, records: dict, fd: int, size: int, lock: int) -> None:
         self.path = path
         self.records = records
         self._fd = fd
+        self._size = size  # bytes of whole lines: what a failed append is cut back to
+        self._lock = lock
 
     @classmethod
-    def open(cls, path: Path, header: dict, resume: bool) -> Checkpoint:
-        """Open `path` for a run described by `header` (JSON-able). Without `resume` the file
-        must not hold a run yet; with it, a file made for the same header is continued (its
-        records kept, a torn last line cut off) and a missing or empty one is started."""
+    def open(cls, path: Path, header: dict, resume: bool,
+             check_record: Callable[[Any, dict], None] | None = None) -> Checkpoint:
+        """Open `path` for a run described by `header` (JSON-able), locking it for this run. Without
+        `resume` the file must not hold a run yet; with it, the file must exist, and one made for the
+        same header is continued (its records kept, each checked by `check_record(task, record)`,
+        which raises BadField; a torn last line cut off), an empty one started."""
         path = Path(path)
         order = list(header)  # the caller's order: the first field that differs is named
         header = json.loads(_canonical(header))  # as it reads back: tuples become lists
-        contents = read_checkpoint(path)
-        if contents.header is not None:
-            if not resume:
-                raise DawgError(f"{path}: a checkpoint is already there: add --resume to continue it, or remove it")
-            stored = contents.header
-            if stored != header:
-                key = _first_difference(stored, header, order)
-                raise DawgError(f"{path}: checkpoint made for a different run ({key}: "
-                                f"{_show(stored.get(key))} there, {_show(header.get(key))} now)")
-        else:
-            _write_header(path, header)
-            contents = Contents(header, sound_bytes=len(header_line(header)))
+        if resume and not path.exists():
+            raise DawgError(f"no checkpoint at {path} to resume")
+        lock = _lock(path)
         try:
-            fd = os.open(path, os.O_WRONLY)
-            os.ftruncate(fd, contents.sound_bytes)  # a torn last line goes before anything is appended
-            os.lseek(fd, 0, os.SEEK_END)
-            os.fsync(fd)
-        except OSError as err:
-            raise DawgError(f"{path}: cannot write the checkpoint ({err.strerror})") from None
-        return cls(path, contents.records, fd)
+            contents = read_checkpoint(path)
+            if contents.header is not None:
+                if not resume:
+                    raise DawgError(f"{path}: a checkpoint is already there: add --resume to continue it, or remove it")
+                _check_header(path, contents.header, header, order)
+                if check_record is not None:
+                    _check_records(path, contents, check_record)
+            else:
+                _write_header(path, header)
+                contents = Contents(header, sound_bytes=len(header_line(header)))
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+            except OSError as err:
+                raise DawgError(f"{path}: cannot write the checkpoint ({err.strerror})") from None
+            try:
+                os.ftruncate(fd, contents.sound_bytes)  # a torn last line goes before anything is appended
+                os.fsync(fd)
+            except OSError as err:
+                os.close(fd)
+                raise DawgError(f"{path}: cannot write the checkpoint ({err.strerror})") from None
+        except BaseException:
+            _unlock(path, lock)
+            raise
+        return cls(path, contents.records, fd, contents.sound_bytes, lock)
 
     def append(self, task, record: dict) -> None:
-        """Record a finished task: one write, then fsync. A task already recorded is skipped."""
+        """Record a finished task: one write, then fsync. A task already recorded is skipped. A write
+        that fails is cut back off (the checkpoint stays resumable) and raises DawgError."""
         if task in self.records:
             return
         line = record_line(task, record)
-        written = os.write(self._fd, line)
-        if written != len(line):
-            raise DawgError(f"{self.path}: short write to the checkpoint (disk full?)")
-        os.fsync(self._fd)
+        try:
+            written = os.write(self._fd, line)
+            if written != len(line):
+                raise OSError(0, f"short write, {written} of {len(line)} bytes: disk full or file size limit")
+            os.fsync(self._fd)
+        except OSError as err:
+            with suppress(OSError):  # if this fails too, the line left is torn: ignored when resumed
+                os.ftruncate(self._fd, self._size)
+            raise DawgError(f"{self.path}: cannot append to the checkpoint ({err.strerror or err}); "
+                            f"the {len(self.records):,} records before it are kept") from None
+        self._size += len(line)
         self.records[task] = record
 
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+            _unlock(self.path, self._lock)
 
     def __enter__(self) -> Checkpoint:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _check_header(path: Path, stored: dict, header: dict, order: list) -> None:
+    if stored != header:
+        key = _first_difference(stored, header, order)
+        raise DawgError(f"{path}: checkpoint made for a different run ({key}: "
+                        f"{_show(stored.get(key))} there, {_show(header.get(key))} now)")
+
+
+def _check_records(path: Path, contents: Contents, check_record: Callable[[Any, dict], None]) -> None:
+    for task, record in contents.records.items():
+        try:
+            check_record(task, record)
+        except BadField as bad:
+            raise DawgError(f"{path}: line {contents.lines[task]}: field {bad.name}: {bad.problem()}") from None
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+def _lock(path: Path) -> int:
+    """An exclusive lock on PATH.lock for this run (DawgError naming the holder if another run has it)."""
+    lock_path = _lock_path(path)
+    while True:
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            raise DawgError(f"{path}: cannot lock the checkpoint ({lock_path.name}: {err.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.read(fd, 200).decode("ascii", "replace").strip()
+            os.close(fd)
+            raise DawgError(f"{path}: in use by another run ({holder or 'its lock file is ' + lock_path.name}); "
+                            "one run at a time may use a checkpoint") from None
+        try:  # its last holder may have removed the file between our open and lock: lock the one in place
+            mine = os.fstat(fd)
+            current = os.stat(lock_path)
+            if (mine.st_dev, mine.st_ino) == (current.st_dev, current.st_ino):
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    with suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode())
+    return fd
+
+
+def _unlock(path: Path, fd: int) -> None:
+    """Remove the lock file while still holding it, then release it."""
+    with suppress(OSError):
+        os.unlink(_lock_path(path))
+    os.close(fd)
 
 
 def _show(value) -> str:
@@ -205,8 +332,9 @@ def _write_header(path: Path, header: dict) -> None:
         finally:
             os.close(directory)
     except OSError as err:
-        temporary.unlink(missing_ok=True)
-        raise DawgError(f"{path}: cannot write the checkpoint ({err.strerror})") from None
+        with suppress(OSError):  # on a read-only or full file system this can fail too
+            temporary.unlink(missing_ok=True)
+        raise DawgError(f"{path}: cannot write the checkpoint ({err.strerror or err})") from None
 
 
 def stored_header(path: Path) -> dict | None:

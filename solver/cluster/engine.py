@@ -112,6 +112,7 @@ class Engine:
         from distributed import Client, LocalCluster
 
         if self.scheduler is not None:
+            _check_scheduler(self.scheduler, self.connect_seconds)
             try:
                 self.client = Client(self.scheduler, timeout=f"{self.connect_seconds}s")
             except (OSError, TimeoutError, ValueError) as err:
@@ -133,16 +134,27 @@ class Engine:
 
     def close(self) -> None:
         if self.client is not None:
-            self.client.close()
+            if self.scheduler_lost():  # closing would wait for it to come back, and log that it did not
+                import logging
+
+                logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+                self.client.close(timeout=1)
+            else:
+                self.client.close()
             self.client = None
         if self.cluster is not None:
             self.cluster.close()
             self.cluster = None
 
+    def scheduler_lost(self) -> bool:
+        """Whether the client lost its scheduler (it then tries to reconnect, then closes)."""
+        return self.client is not None and self.client.status not in ("running", "newly-created")
+
     @property
     def dashboard(self) -> str | None:
-        """The address of the scheduler's dashboard, when it serves one (it needs bokeh where the
-        scheduler runs: the scheduler's web server answers without it, with no dashboard)."""
+        """The address of the scheduler's dashboard, when it serves one. It needs bokeh where the
+        scheduler runs; without it the scheduler's web server still answers, with a page that says
+        so (Dask's MissingBokeh), so the page is read rather than only the status."""
         if self.client is None:
             return None
         from urllib.request import urlopen
@@ -150,7 +162,8 @@ class Engine:
         link = self.client.dashboard_link
         try:
             with urlopen(link, timeout=1) as response:
-                return link if response.status == 200 else None
+                page = response.read(4096)
+                return link if response.status == 200 and b"Dask needs bokeh" not in page else None
         except (OSError, ValueError):
             return None
 
@@ -215,6 +228,9 @@ class Engine:
                     task = futures.pop(future)
                     if future.status != "finished":
                         outcome.failures += 1
+                        if self.scheduler_lost():
+                            raise _scheduler_lost(self.client.scheduler.address, len(records), len(ids),
+                                                  checkpoint)
                         raise _failure(job, task, future)
                     record = future.result()
                     future.release()
@@ -269,6 +285,41 @@ def _failure(job: Job, task, future) -> Exception:
         return DawgError(f"{job.kind} task {task} was running on workers that died, as often as Dask allows "
                          f"for one task ({error}); the run stops (resume it from its checkpoint)")
     return DawgError(f"{job.kind} task {task} failed on a worker: {name}: {error}")
+
+
+def _scheduler_lost(address: str, done: int, total: int, checkpoint: Checkpoint | None) -> DawgError:
+    """The error a run ends with when its scheduler went away (killed, crashed, its machine lost)."""
+    if checkpoint is None:
+        kept = "they were not recorded (no checkpoint)"
+    else:
+        kept = f"they are recorded in {checkpoint.path}: resume the run from it (--resume) to continue"
+    return DawgError(f"lost the Dask scheduler at {address} with {done:,} of {total:,} tasks done; {kept}")
+
+
+def _check_scheduler(address: str, seconds: float) -> None:
+    """DawgError within `seconds` unless a Dask scheduler answers at `address`. Dask's own connect
+    waits for the handshake without a time limit (a silent server hangs it) and trusts the first
+    bytes it reads as a frame's length (a server that speaks first makes it allocate exabytes)."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def handshake():
+        comm = await asyncio.wait_for(connect(address, timeout=seconds), seconds)
+        await comm.close()
+
+    try:
+        asyncio.run(handshake())
+    except TimeoutError:
+        raise DawgError(f"no Dask scheduler answered at {address} within {seconds:g} s "
+                        "(is it a Dask scheduler's address?)") from None
+    except OSError as err:
+        raise DawgError(f"cannot reach the Dask scheduler at {address} ({err})") from None
+    except ValueError as err:
+        raise DawgError(f"not a Dask scheduler's address: {address} ({err})") from None
+    except Exception as err:  # noqa: BLE001 (whatever garbage the server sent broke the handshake)
+        raise DawgError(f"{address} is not a Dask scheduler (it does not speak Dask's protocol: "
+                        f"{type(err).__name__}); a dashboard's port?") from None
 
 
 

@@ -68,16 +68,49 @@ class ProvePlan:
                 "share": None if self.limit is None else {"seed": self.seed, "classes": self.limit},
                 "plan": self.plan.fingerprint()}
 
+    def check_record(self, task, record: dict) -> None:
+        """The schema of a class record (`ClassRecord.to_dict()`) read back from a checkpoint: BadField if not."""
+        from ..schema import MAX_COUNT, BadField, fields, integer, list_of, number, pair, text
+
+        board = text(f"[{self.plan.charset}]{{{self.shape.cells}}}", f"a board of {self.shape.cells} letters")
+        fields(class_id=integer(), bound=integer(), nodes=integer(), scored=integer(), seconds=number(),
+               boards=list_of(pair(board, integer(), "a [board, score] pair"), most=MAX_COUNT))(record, "record")
+        if record["class_id"] != task:
+            raise BadField("record.class_id", f"the line's task, {task}", record["class_id"])
+
     def job(self) -> Job:
         return Job(self.header(), [(class_id, ProveTask(self.ref, self.plan, class_id, self.min_score))
                                    for class_id in self.ids], run_prove_task)
 
     def merge(self, records: dict, seconds: float):
-        """The proof's result from the records of all its classes (CPU-seconds: the classes' own)."""
+        """The proof's result from the records of all its classes (CPU-seconds: the classes' own),
+        every board they report checked and scored again here first (`solver.proof.run.check_records`)."""
         from ..proof import ClassRecord, combine
+        from ..proof.run import check_records
 
         chosen = [ClassRecord.from_dict(records[class_id]) for class_id in sorted(records)]
+        check_records(self.lexicon, self.plan, self.min_score, chosen)
         return combine(self.plan, self.min_score, chosen, seconds, sum(r.seconds for r in chosen))
+
+    def verify_sample(self, records: dict, count: int) -> list[int]:
+        """Prove `count` of the recorded classes again in this process (a sample drawn by the seed)
+        and refuse a record whose bound or boards differ: a worker that drops a class's boards is
+        caught only this way. Returns the class ids verified (all of them when there are fewer)."""
+        from ..errors import DawgError, ParameterError
+        from ..proof import ClassRecord, prove_class
+
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ParameterError("count", f"must be 0 or more, got {count!r}")
+        chosen = random.Random(self.seed).sample(sorted(records), min(count, len(records)))
+        for class_id in chosen:
+            stored = ClassRecord.from_dict(records[class_id])
+            again = prove_class(self.lexicon, self.plan, class_id, self.min_score)
+            if (stored.bound, stored.boards) != (again.bound, again.boards):
+                raise DawgError(f"class {class_id}: its record does not match a proof of it here (bound "
+                                f"{stored.bound:,} recorded, {again.bound:,} proved; {len(stored.boards):,} "
+                                f"boards recorded, {len(again.boards):,} found); a worker or the checkpoint "
+                                f"is not to be trusted")
+        return chosen
 
 
 def prove_on_engine(plan: ProvePlan, engine: Engine, checkpoint=None,

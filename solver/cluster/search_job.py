@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..board import Shape, parse_board, parse_size
-from ..search.find import search
+from ..errors import ParameterError
+from ..search.find import plan_search, search
 from ..search.run import Budget, ScoredBoard, SearchResult
 from ..search.space import board_to_codes
 from . import worker
@@ -25,6 +26,14 @@ from .engine import Engine, EngineStatus, Job, Outcome
 from .worker import LexiconRef
 
 STOP_ORDER = ("target", "interrupted", "seconds", "evaluations", "rounds")  # the reason a merged run reports
+MAX_TASKS = 100_000  # ten times the largest hunt the README shows; more is a typo (or a scheduler's death)
+
+
+def check_tasks(tasks: int) -> None:
+    """Refuse a task count outside 1..MAX_TASKS before anything is planned."""
+    if not 1 <= tasks <= MAX_TASKS:
+        raise ParameterError("tasks", f"must be 1 or more, got {tasks:,}" if tasks < 1 else
+                             f"at most {MAX_TASKS:,} (every task is submitted to the scheduler up front), got {tasks:,}")
 
 
 def task_seed(seed: int, task: int) -> int:
@@ -82,10 +91,9 @@ class SearchPlan:
     jobs: int = 1
 
     def __post_init__(self) -> None:
-        from ..errors import ParameterError
-
-        if self.tasks < 1:
-            raise ParameterError("tasks", f"must be 1 or more, got {self.tasks}")
+        check_tasks(self.tasks)
+        plan_search(self.lexicon.charset.letters, self.shape, self.method, self.seed, self.top, self.alphabet,
+                    self.start, self.pool, self.options)  # bad parameters fail here, not on every worker
         self.ref = LexiconRef.of(self.lexicon)
 
     def header(self) -> dict:
@@ -104,6 +112,24 @@ class SearchPlan:
 
     def job(self) -> Job:
         return Job(self.header(), [(task, self.spec(task)) for task in range(self.tasks)], run_search_task)
+
+    def check_record(self, task, record: dict) -> None:
+        """The schema of a task's record (what `run_search_task` returns) read back from a checkpoint:
+        BadField if not; its boards must be boards of this shape in the lexicon's letters."""
+        from ..errors import DawgError
+        from ..schema import BadField, fields, integer, list_of, number, one_of, pair, text
+
+        letters = self.lexicon.charset.letters
+
+        def board(value, name):
+            try:
+                board_to_codes(parse_board(value, self.shape), letters)
+            except (DawgError, ValueError, TypeError, AttributeError):
+                raise BadField(name, f"a {self.shape} board of the lexicon's letters", value) from None
+
+        fields(seed=integer(-2**63, 2**64 - 1), top=list_of(pair(board, integer(), "a [board, score] pair"), most=self.top),
+               rounds=integer(), evaluations=integer(), seconds=number(), stopped=one_of(*STOP_ORDER),
+               alphabet=text(f"[{letters}]{{1,{len(letters)}}}", "letters of the lexicon"))(record, "record")
 
     def reached_target(self, record: dict) -> bool:
         return self.budget.target is not None and bool(record["top"]) and record["top"][0][1] >= self.budget.target

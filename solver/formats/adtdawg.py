@@ -4,13 +4,14 @@ Parts (docs/formats.md; ../shared/docs/adtdawg-format.md for the reference):
 node words, child sets, wide tracking numbers, narrow tracking numbers. A
 word's id is its tracking marker. `AdtLayout` widens the reference fields when
 counts or letters outgrow them; the manifest records the layout, and a
-directory without a manifest is read with the reference layout (JPA14).
+directory without a manifest is read with the reference layout (JPA14), its
+longest word found from the graph.
 """
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,14 +24,14 @@ from ..engine import Walk
 from ..errors import DawgError
 from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
 from .base import Lexicon, Snapshot, check, spans, verify_sha256, walk_words
-from .common import AdtLayout, child_set_fields
+from .common import HEADER, AdtLayout, child_set_fields
 
 if TYPE_CHECKING:
     from ..manifest import Manifest
 
 ADT_FILES = tuple(f"adtdawg-{part}.dat" for part in (1, 2, 3, 4))
 REFERENCE_ADT_GLOB = "Four_Part_{part}_DTDAWG_For_Lexicon_*.dat"
-REFERENCE_MAX_LENGTH = 15
+MAX_WORD_LENGTH = int(np.iinfo(HEADER["max_length"]).max)  # as long as a trie or DAWG header can say
 TRACKING_DTYPE = np.dtype(np.int32)  # the walk's tracking numbers, hence its word ids
 @dataclass
 class AdtLexicon(Lexicon):
@@ -70,10 +71,12 @@ class AdtLexicon(Lexicon):
         child_sets = p2[8:].view("<u8").reshape(m, words_per_set)
         tracking = np.concatenate([np.zeros(1, np.uint32), p3[4:].view("<u4"), p4.astype(np.uint32)])
         lex = cls(path=snap.path, charset=charset, word_count=int(tracking[1]),
-                  max_length=int(manifest.data["max_length"]) if manifest else REFERENCE_MAX_LENGTH,
+                  max_length=int(manifest.data["max_length"]) if manifest else 0,
                   manifest=manifest, layout=layout, nodes=nodes, child_sets=child_sets, tracking=tracking,
                   wide_nodes=k)
         lex._validate(paths)
+        if not manifest:
+            lex.max_length = lex._longest_word(paths[0])
         if manifest and lex.word_count != int(manifest.data["words"]):
             raise DawgError(f"{paths[2]}: holds {lex.word_count} words, the manifest says {manifest.data['words']}")
         return lex
@@ -156,7 +159,28 @@ class AdtLexicon(Lexicon):
             chain = chain[chain]
         check(chain == 0, p1, "nodes form a cycle (a walk would never end)")
 
-    def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
+    def _longest_word(self, path: Path) -> int:
+        """Letters in the longest word, from the graph: the longest path from a start node (every node
+        leads to a word), found by relaxing all edges at once, a letter more each round."""
+        first, child_set, eow = self.fields()
+        pos = self.positions()
+        parents = np.flatnonzero(first)
+        blocks = pos[child_set[parents]]
+        row, letter = np.nonzero(blocks)
+        parent = parents[row]
+        child = first[parent] + blocks[row, letter] - 1
+        below = np.zeros(len(self.nodes), np.int64)  # letters on the longest path under each node
+        for _ in range(MAX_WORD_LENGTH):
+            deeper = np.zeros_like(below)
+            np.maximum.at(deeper, parent, below[child] + 1)
+            if np.array_equal(deeper, below):
+                starts = np.arange(1, len(self.charset) + 1)
+                live = eow[starts] + np.where(first[starts] > 0, self.tracking[first[starts]], 0) > 0
+                return 1 + int(below[starts[live]].max())
+            below = deeper
+        raise DawgError(f"{path}: a word longer than {MAX_WORD_LENGTH} letters, or a cycle")
+
+    def iter_numbered_words(self, progress: Callable[[int], None] | None = None) -> Iterator[tuple[str, int]]:
         first, child_set, eow = (a.tolist() for a in self.fields())
         pos = self.positions().tolist()
         t = self.tracking.astype(np.int64).tolist()

@@ -2,7 +2,8 @@
 files from one snapshot of a directory, and the checks and word walk the formats reuse.
 
 Files are opened relative to one descriptor of their directory, so a build
-swapped in while a lexicon opens gives all old or all new files. A file with
+swapped in while a lexicon opens gives all old or all new files (and where the
+old ones were deleted meanwhile, `lexicon.open_lexicon` starts again on the new). A file with
 no write permission bits is memory-mapped; any other is read into private
 memory, so that later writes to it cannot change a running lexicon.
 `Lexicon.check_unchanged` detects a mapped file changed in place (docs/formats.md).
@@ -16,7 +17,7 @@ import os
 import stat
 import weakref
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -217,11 +218,16 @@ class Lexicon:
 
     def word_list(self) -> list[str]:
         """All words, alphabetically, as spelled (Qu expanded)."""
-        return [display(w) for w, _ in self.numbered_words()]
+        return [display(w) for w, _ in self.iter_numbered_words()]
 
     def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
-        """(folded word, word number) pairs in alphabetical order; `progress(n)` is called as n
-        more words are found."""
+        """Every (folded word, word number) pair of `iter_numbered_words`, as a list."""
+        return list(self.iter_numbered_words(progress))
+
+    def iter_numbered_words(self, progress: Callable[[int], None] | None = None) -> Iterator[tuple[str, int]]:
+        """(folded word, word number) pairs in alphabetical order, one at a time, in memory bounded by
+        the longest word (a small file can hold hundreds of millions of words); `progress(n)` is
+        called as n more words are found."""
         raise NotImplementedError
 
     def info(self) -> dict:
@@ -276,20 +282,20 @@ def popcount_children(first: int, mask: int):
 
 
 def walk_words(path, charset, max_length, roots, children, word_number, progress=None):
-    """Depth-first enumeration shared by all formats; states carry (node, prefix)."""
+    """Depth-first enumeration shared by all formats, a generator; states carry (node, prefix)."""
     letters = charset.letters
-    out: list[tuple[str, int]] = []
+    found = 0
     stack = list(reversed(roots))
     while stack:
         state, prefix = stack.pop()
         number = word_number(state)
         if number is not None:
-            out.append((prefix, number))
-            if progress and len(out) % PROGRESS_STEP == 0:
+            yield prefix, number
+            found += 1
+            if progress and found % PROGRESS_STEP == 0:
                 progress(PROGRESS_STEP)
         if len(prefix) > max_length:
             raise DawgError(f"{path}: a path is longer than the maximum word length (cyclic file?)")
         stack.extend((child, prefix + letters[letter]) for letter, child in reversed(list(children(state))))
     if progress:
-        progress(len(out) % PROGRESS_STEP)
-    return out
+        progress(found % PROGRESS_STEP)

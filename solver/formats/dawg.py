@@ -10,7 +10,7 @@ edge skips along its path.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -103,7 +103,7 @@ class DawgLexicon(Lexicon):
     def info(self) -> dict:
         return {**super().info(), "states": len(self.states), "edges": len(self.edges)}
 
-    def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
+    def iter_numbered_words(self, progress: Callable[[int], None] | None = None) -> Iterator[tuple[str, int]]:
         first, mask, eow = (a.tolist() for a in split_node_words(self.states))
         child = (self.edges & np.uint64(0xFFFF_FFFF)).astype(np.int64).tolist()
         skip = (self.edges >> np.uint64(32)).astype(np.int64).tolist()

@@ -7,7 +7,7 @@ letter order, placed after their parent; a word's id is its end node.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -71,7 +71,7 @@ class TrieLexicon(Lexicon):
     def info(self) -> dict:
         return {**super().info(), "nodes": len(self.nodes)}
 
-    def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
+    def iter_numbered_words(self, progress: Callable[[int], None] | None = None) -> Iterator[tuple[str, int]]:
         first, mask, eow = (a.tolist() for a in split_node_words(self.nodes))
         return walk_words(self.path, self.charset, self.max_length,
                            [(0, "")], lambda node: popcount_children(first[node], mask[node]),

@@ -28,6 +28,11 @@ million rows, proved in pieces) model at about the same as the default, in class
 the memory.
 `--classes SPEC` overrides it: comma-separated buckets for every cell
 ("aeiou,bcdfgh...,..."), or "CORNERS/OTHERS" with a comma list each side.
+A proof lists its canonical classes up front (each becomes a task), so a
+split of more than MAX_PROOF_CLASSES of them (the default 4x4 split has 17
+million) is refused before listing, its count found by Burnside's lemma
+(`canonical_count`), with a coarser split suggested; finer splits still
+serve `prove_class` on single classes.
 
 The split order (the order cells are forced in) is the cells by neighbour count,
 most first (centre, then edges, then corners), ties in reading order.
@@ -50,6 +55,7 @@ TWO = ("aeiou", "bcdfghjklmnpqrstvwxyz")
 THREE = ("aeiou", "bcdfghjkmpqvwxyz", "lnrst")
 FOUR = ("aeiou", "bcdfgmpqvwxz", "lnrst", "hjky")
 MAX_CLASSES = 1 << 40  # ids must stay exact in int64 arithmetic
+MAX_PROOF_CLASSES = 1 << 18  # canonical classes a proof lists, each a task submitted up front (about 0.5 ms each)
 
 
 def _default(shape: Shape) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -152,8 +158,37 @@ class ProofPlan:
         cols = self.shape.cols
         return "/".join(" ".join(f"[{b}]" for b in cells[r * cols:(r + 1) * cols]) for r in range(self.shape.rows))
 
+    def canonical_count(self) -> int:
+        """How many ids `canonical_ids` lists, without listing them: the symmetry orbits of the classes
+        (Burnside's lemma; a symmetry fixes the classes whose buckets agree along each of its cycles)."""
+        perms = symmetries(self.shape)
+        fixed = 0
+        for perm in perms.tolist():
+            count, seen = 1, set()
+            for start in range(self.shape.cells):
+                if start not in seen:
+                    count *= int(self.radix[start])  # a cycle's cells are of one kind: the same buckets
+                    cell = start
+                    while cell not in seen:
+                        seen.add(cell)
+                        cell = perm[cell]
+            fixed += count
+        return fixed // len(perms)
+
+    def canonical_class(self, class_id: int) -> int:
+        """The id of the canonical class of `class_id`'s symmetry orbit (the smallest of its images)."""
+        digits = np.array(self.digits(class_id), np.int64)
+        weights = np.concatenate([[1], np.cumprod(self.radix[:-1])]).astype(np.int64)
+        return int(min((digits[perm] * weights).sum() for perm in symmetries(self.shape)))
+
     def canonical_ids(self) -> list[int]:
-        """The class ids that are the smallest of their images under the shape's symmetries."""
+        """The class ids that are the smallest of their images under the shape's symmetries; more
+        than MAX_PROOF_CLASSES are refused before any is listed (a coarser split is suggested)."""
+        count = self.canonical_count()
+        if count > MAX_PROOF_CLASSES:
+            raise ParameterError("classes", f"{count:,} classes to prove for {self.shape} ({self.class_count:,} "
+                                 f"before symmetry), more than the {MAX_PROOF_CLASSES:,} a proof may list; use "
+                                 f"coarser buckets, e.g. '{self._coarser()}'")
         perms = symmetries(self.shape)
         radix = self.radix
         weights = np.concatenate([[1], np.cumprod(radix[:-1])]).astype(np.int64)
@@ -168,6 +203,15 @@ class ProofPlan:
                 keep &= (digits[:, perm] * weights).sum(axis=1) >= ids
             out.extend(ids[keep].tolist())
         return out
+
+    def _coarser(self) -> str:
+        """A split with few enough classes for a proof (a hint for a refused split): the whole charset
+        on the corners and two buckets on the other cells, or the whole charset everywhere."""
+        two = _restrict(TWO, self.charset)
+        nbrs = neighbours(self.shape)
+        buckets = tuple((self.charset,) if len(nbrs[c]) <= 3 else two for c in range(self.shape.cells))
+        coarser = ProofPlan(self.shape, self.charset, buckets, self.lexicon_digest)
+        return coarser.spec() if coarser.canonical_count() <= MAX_PROOF_CLASSES else self.charset
 
     def fingerprint(self) -> str:
         """Identifies the lexicon's content, the shape and the split (for checkpoint headers)."""
@@ -204,5 +248,5 @@ def make_plan(lexicon, shape: Shape | tuple[int, int], classes: str | None = Non
     plan = ProofPlan(shape, charset, buckets, lexicon_digest(lexicon))
     if plan.class_count > MAX_CLASSES:
         raise ParameterError("classes", f"{plan.class_count:,} classes for {shape}: too many (at most "
-                             f"{MAX_CLASSES:,}); use fewer buckets")
+                             f"{MAX_CLASSES:,}); use coarser buckets, e.g. '{plan._coarser()}'")
     return plan

@@ -346,6 +346,47 @@ def prove(lexicon, shape: Shape | tuple[int, int], min_score: int, classes: str 
     return combine(plan, min_score, records, time.perf_counter() - start, time.process_time() - cpu_start)
 
 
+def check_records(lexicon, plan: ProofPlan, min_score: int, records: list[ClassRecord]) -> None:
+    """Refuse (DawgError, one line naming the class and the board) a record holding a board that a
+    proof of its class cannot give: each must be a board of the shape over the charset, in canonical
+    form, in the record's class, and score, by the solver here, what the record says, at least
+    min_score and at most the class's bound. Records come from checkpoints and workers: this keeps a
+    damaged or forged one out of the answer. (A class whose boards were dropped passes: only proving
+    it again shows that.)"""
+    cells, charset = plan.shape.cells, plan.charset
+    boards: list[tuple[ClassRecord, str, int]] = []
+    for record in records:
+        for board, score in record.boards:
+            if len(board) != cells:
+                _refuse(record, board, f"is not a {plan.shape} board ({len(board)} letters, not {cells})")
+            if any(ch not in charset for ch in board):
+                _refuse(record, board, f"has letters outside the lexicon's charset {charset.upper()}")
+            boards.append((record, board, score))
+    for start in range(0, len(boards), SCORE_BATCH):
+        batch = boards[start:start + SCORE_BATCH]
+        codes = np.array([[charset.index(ch) for ch in board] for _, board, _ in batch], np.int64)
+        canonical = canonical_codes(codes, plan.shape)
+        scores = lexicon.score_codes(codes, plan.shape).tolist()
+        for (record, board, score), row, canon, actual in zip(batch, codes, canonical, scores):
+            home = plan.canonical_class(plan.class_of(board))
+            if not np.array_equal(row, canon):
+                _refuse(record, board, f"is not in canonical form ({_board_text(canon, charset)!r})")
+            if home != record.class_id:
+                _refuse(record, board, f"belongs to class {home}")
+            if actual != score:
+                _refuse(record, board, f"scores {actual:,}, not the {score:,} recorded")
+            if actual < min_score:
+                _refuse(record, board, f"scores {actual:,}, below the min score {min_score:,}")
+            if actual > record.bound:
+                _refuse(record, board, f"scores {actual:,}, above the class's recorded bound {record.bound:,}")
+
+
+def _refuse(record: ClassRecord, board: str, problem: str) -> None:
+    shown = board if len(board) <= 24 else board[:20] + "..."
+    raise DawgError(f"class {record.class_id}: the recorded board {shown!r} {problem}; the record is refused "
+                    f"(a damaged or forged checkpoint, or a faulty worker)")
+
+
 def combine(plan: ProofPlan, min_score: int, records: list[ClassRecord], seconds: float,
             cpu_seconds: float) -> ProofResult:
     """The result of a proof from the records of all its canonical classes (from any workers)."""

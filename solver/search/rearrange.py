@@ -19,11 +19,11 @@ import numpy as np
 from ..backends import Scorer
 from ..board import Board, Shape, neighbours, parse_board
 from ..engine import Found, solve_one
-from ..errors import ParameterError
+from ..errors import DawgError
 from .find import check_common, run_method
 from .methods import REARRANGE_METHODS, method_named
 from .run import Budget, ScoredBoard, SearchResult, SearchRun, SearchStatus
-from .space import BoardSpace, codes_to_board, parse_letters
+from .space import BoardSpace, board_to_codes, codes_to_board
 from .symmetry import canonical_board
 
 
@@ -92,16 +92,23 @@ def energy_arrangement(space: BoardSpace, worth: np.ndarray, board: np.ndarray) 
 def rearrange(scorer: Scorer, letters: str, shape: Shape, budget: Budget, method: str = "hillclimb",
               seed: int | None = None, pool: int | None = None,
               on_round: Callable[[SearchStatus], None] | None = None, **options) -> RearrangeResult:
-    """The best arrangement of exactly the given letters on a board of `shape` (seed 003)."""
+    """The best arrangement of exactly the given letters on a board of `shape` (seed 003).
+
+    `letters` is read as board notation, as a board to solve is (its rows, if any, are
+    ignored: `shape` gives the size); its cells must be letters or Qu."""
     chosen = method_named(method, REARRANGE_METHODS)
     chosen.validate(options)
     seed = check_common(pool, 1, seed)
     lex = scorer.lexicon
     charset = lex.charset.letters
-    multiset = parse_letters(letters, charset, "letters")
-    if len(multiset) != shape.cells:
-        raise ParameterError("letters", f"{len(multiset)} letters given, a {shape} board has {shape.cells} cells")
+    board = parse_board(letters, shape)
+    odd = next((cell for cell, face in enumerate(board.faces) if not (len(face) == 1 or face == "qu")), None)
+    if odd is not None:
+        raise DawgError(f"board {board.notation!r}: {board.cell_text(odd)!r} cannot be rearranged: only letters "
+                        f"and Qu, not blanks or two-letter faces")
+    multiset = board_to_codes(board, charset).tolist()
     space = BoardSpace(shape, np.array(sorted(set(multiset)), np.int64), np.array(sorted(multiset), np.int64))
+    chosen.check_pool(pool, space)
     run = SearchRun(scorer, space, budget, seed, 1, on_round)  # the clock starts here: the start counts
     start = energy_arrangement(space, pair_worth(scorer, multiset), np.array(multiset, np.int64))
     result = run_method(chosen, run, pool, start, options, seed)

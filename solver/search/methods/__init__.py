@@ -2,9 +2,10 @@
 
 A method is a `SearchMethod`: its name, a line of help, what `pool` means for it
 and its default, its own options with their defaults, whether it can rearrange
-(work with swaps only), and `climb(run, pool, start, **options)`, which proposes
-batches of boards to `run.score` until the run's budget stops it. Adding a
-method is one module here and one entry in METHODS.
+(work with swaps only), what a unit of its pool costs a round in memory, and
+`climb(run, pool, start, **options)`, which proposes batches of boards to
+`run.score` until the run's budget stops it. Adding a method is one module here
+and one entry in METHODS.
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ import numpy as np
 
 from ...errors import ParameterError
 from ..run import SearchRun
+from ..space import BoardSpace
+
+MAX_POOL_BYTES = 2 << 30  # the memory a round's pool may take: a larger pool is a typo, not a plan
+
+
+def _one_board(space: BoardSpace) -> int:
+    return 8 * space.shape.cells
 
 
 @dataclass(frozen=True)
@@ -28,6 +36,7 @@ class SearchMethod:
     rearranges: bool  # works with swaps only, so it can place a fixed multiset of letters
     options: Mapping[str, float | int] = field(default_factory=dict)  # the method's own options
     check: Callable[[dict], None] = lambda options: None  # raises DawgError on a bad option value
+    pool_bytes: Callable[[BoardSpace], int] = _one_board  # memory one unit of the pool takes in a round
 
     def run(self, run: SearchRun, pool: int | None, start: np.ndarray | None, options: dict) -> None:
         self.climb(run, pool or self.default_pool, start, **{**self.options, **options})
@@ -38,6 +47,14 @@ class SearchMethod:
             raise ParameterError(unknown[0], f"not an option of the {self.name} method"
                                  + (f" (its options: {', '.join(self.options)})" if self.options else ""))
         self.check(options)
+
+    def check_pool(self, pool: int | None, space: BoardSpace) -> None:
+        """Refuse a pool whose rounds would take more than MAX_POOL_BYTES, before it is allocated."""
+        largest = max(1, MAX_POOL_BYTES // self.pool_bytes(space))
+        if pool is not None and pool > largest:
+            raise ParameterError("pool", f"at most {largest:,} for the {self.name} method on {space.shape} boards "
+                                         f"over {len(space.letters)} letters (a round would take more than "
+                                         f"{MAX_POOL_BYTES >> 30} GiB), got {pool:,}")
 
 
 def _registry() -> dict[str, SearchMethod]:

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...errors import ParameterError
 from ..run import SearchRun
+from ..space import BoardSpace
 from . import SearchMethod
 
 
@@ -40,9 +41,17 @@ def check(options: dict) -> None:
         value = options.get(name, 1.0)
         if not (math.isfinite(value) and value > 0):
             raise ParameterError(name, f"a temperature must be a positive finite number, got {value}")
+    t0, t1 = (options.get(name, METHOD.options[name]) for name in ("t0", "t1"))
+    if t1 > t0:
+        raise ParameterError("t1", f"must be at most t0 ({t0:g}): the chains cool from t0 to t1, got {t1:g}")
     share = options.get("swap_share", 0.0)
     if not 0 <= share <= 1:
         raise ParameterError("swap_share", f"must be between 0 and 1, got {share}")
+
+
+def pool_bytes(space: BoardSpace) -> int:
+    """A chain's board, its proposal and the move's copy, and a dozen numbers per chain."""
+    return 8 * (4 * space.shape.cells + 16)
 
 
 METHOD = SearchMethod(
@@ -54,4 +63,5 @@ METHOD = SearchMethod(
     rearranges=True,
     options={"steps": 4000, "t0": 100.0, "t1": 2.0, "swap_share": 0.3},
     check=check,
+    pool_bytes=pool_bytes,
 )

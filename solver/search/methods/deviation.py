@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..run import ROUND_LIMIT, SearchRun, best_distinct
+from ..space import BoardSpace
 from ..symmetry import SeenBoards, canonical_codes, fingerprints
 from . import SearchMethod
 
@@ -73,6 +74,11 @@ def climb(run: SearchRun, width: int, start: np.ndarray | None) -> None:
             del climbers[width:]
 
 
+def pool_bytes(space: BoardSpace) -> int:
+    """A climber: its board and the object holding it."""
+    return 8 * space.shape.cells + 256
+
+
 METHOD = SearchMethod(
     name="deviation",
     summary="seed 000's single and double deviations, best board first, never a board twice",
@@ -80,4 +86,5 @@ METHOD = SearchMethod(
     default_pool=1,
     climb=climb,
     rearranges=False,
+    pool_bytes=pool_bytes,
 )

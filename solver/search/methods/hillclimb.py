@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..run import SearchRun, best_distinct
+from ..space import BoardSpace
 from ..symmetry import SeenBoards
 from . import SearchMethod
 
@@ -35,6 +36,13 @@ def climb(run: SearchRun, pool: int, start: np.ndarray | None) -> None:
             boards, scores, keys, expanded = boards[kept], scores[kept], keys[kept], expanded[kept]
 
 
+def pool_bytes(space: BoardSpace) -> int:
+    """A pool board's neighbours as letter codes, four times over: a round's copies of them
+    (canonical forms, the fresh ones, the merged pool) measured about that."""
+    changes = 0 if space.multiset is not None else space.shape.cells * (len(space.letters) - 1)
+    return 4 * 8 * space.shape.cells * (changes + len(space.pairs))
+
+
 METHOD = SearchMethod(
     name="hillclimb",
     summary="climb a pool of boards by every letter change and swap; restart when stuck",
@@ -42,4 +50,5 @@ METHOD = SearchMethod(
     default_pool=16,
     climb=climb,
     rearranges=True,
+    pool_bytes=pool_bytes,
 )

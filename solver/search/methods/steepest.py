@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..run import SearchRun
+from ..space import BoardSpace
 from . import SearchMethod
 
 
@@ -29,6 +30,11 @@ def climb(run: SearchRun, pool: int, start: np.ndarray | None) -> None:
             scores[stuck] = run.score(boards[stuck])
 
 
+def pool_bytes(space: BoardSpace) -> int:
+    """A climber's score of every change (on the CPU) and its board, moved and not."""
+    return 8 * space.shape.cells * (len(space.letters) + 4)
+
+
 METHOD = SearchMethod(
     name="steepest",
     summary="steepest ascent by letter changes, restarting at local maxima (the CUDA backend makes and "
@@ -37,4 +43,5 @@ METHOD = SearchMethod(
     default_pool=8,
     climb=climb,
     rearranges=False,
+    pool_bytes=pool_bytes,
 )

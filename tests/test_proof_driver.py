@@ -1,0 +1,205 @@
+"""The proof's driver (`dawg-solve prove`, solver.cluster.prove_job): every board a proof reports is
+checked and scored again before it is printed, `--verify-sample` proves recorded classes again, Ctrl-C
+says what was kept, and a split too fine to list is refused at once."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from boggle_dawg.solver.board import Shape
+from boggle_dawg.solver.cluster import Checkpoint
+from boggle_dawg.solver.cluster.checkpoint import header_line, record_line
+from boggle_dawg.solver.cluster.prove_job import ProvePlan, run_prove_task
+from boggle_dawg.solver.errors import DawgError, ParameterError
+from boggle_dawg.solver.lexicon import open_lexicon
+from boggle_dawg.solver.search import canonical_codes, symmetries
+
+from support import assert_clean_error, run_cli
+
+SMALL = "aeqrstu"
+SHAPE = Shape(2, 3)
+
+
+def _words(seed: int = 41, count: int = 250) -> list[str]:
+    rng = random.Random(seed)
+    words = set()
+    while len(words) < count:
+        words.add("".join(rng.choice(SMALL) for _ in range(rng.randint(3, 7))).replace("q", "qu"))
+    return sorted(words)
+
+
+@pytest.fixture
+def proof(make_lexicon):
+    """A finished 2x3 proof (over a charset with Z, so that 'zzzzzz' is a board of the shape): the
+    lexicon's path, its ProvePlan (min score: the tenth best board's), its records by class and every
+    board scoring at least 1 (canonical, best first)."""
+    path = make_lexicon(_words(), SMALL.upper() + "Z")
+    lex = open_lexicon(path)
+    codes = np.array(list(itertools.product(range(len(lex.charset)), repeat=SHAPE.cells)), np.int64)
+    scores = lex.score_codes(codes, SHAPE)
+    canon = canonical_codes(codes[scores > 0], SHAPE)
+    found = {"".join(lex.charset.letters[c] for c in row): int(s) for row, s in zip(canon.tolist(), scores[scores > 0])}
+    everything = sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
+    plan = ProvePlan(lex, SHAPE, everything[9][1])
+    records = {task: run_prove_task(spec, lex) for task, spec in plan.job().tasks}
+    return path, plan, records, everything
+
+
+def _with_board(records: dict, class_id: int, board, score) -> dict:
+    forged = {task: dict(record) for task, record in records.items()}
+    forged[class_id]["boards"] = [*forged[class_id]["boards"], [board, score]]
+    return forged
+
+
+def _class_with_boards(plan: ProvePlan, records: dict) -> int:
+    return next(class_id for class_id in plan.ids if records[class_id]["boards"])
+
+
+def _class_of(plan: ProvePlan, board: str) -> int:
+    """The canonical class holding `board`: the smallest class id of the board's images."""
+    return min(plan.plan.class_of("".join(board[i] for i in perm)) for perm in symmetries(SHAPE))
+
+
+def _turned(board: str) -> str:
+    """The board rotated half a turn (2x3: the letters reversed), not canonical unless symmetric."""
+    return board[::-1]
+
+
+def _forgeries(plan: ProvePlan, records: dict, everything) -> list[tuple[dict, int, str, str]]:
+    """(records, the class refused, the board named, a fragment of the reason)."""
+    real_class = _class_with_boards(plan, records)
+    real_board, real_score = records[real_class]["boards"][0]
+    zzz_class = _class_of(plan, "zzzzzz")
+    other = next(c for c in plan.ids if c != zzz_class)
+    low_board, low_score = next((b, s) for b, s in everything if s < plan.min_score)
+    low_class = _class_of(plan, low_board)
+    forty = "e" * 40
+    assert _turned(real_board) != real_board
+    return [
+        (_with_board(records, zzz_class, "zzzzzz", 9999), zzz_class, "zzzzzz", "scores 0, not the 9,999 recorded"),
+        (_with_board(records, other, "zzzzzz", 9999), other, "zzzzzz", f"belongs to class {zzz_class}"),
+        (_with_board(records, real_class, forty, 1_000_000), real_class, forty[:20], "not a 2x3 board"),
+        (_with_board(records, real_class, "eeZeee", 5), real_class, "eeZeee", "charset"),
+        (_with_board(records, real_class, _turned(real_board), real_score), real_class, _turned(real_board),
+         "canonical"),
+        (_with_board(records, real_class, real_board, real_score + 1), real_class, real_board,
+         f"scores {real_score:,}, not the {real_score + 1:,} recorded"),
+        (_with_board(records, low_class, low_board, low_score), low_class, low_board, "below the min score"),
+    ]
+
+
+def test_every_reported_board_is_checked_and_scored_again(proof):
+    _, plan, records, everything = proof
+    assert plan.merge(records, 0.0).boards  # the honest records pass
+    for forged, class_id, board, reason in _forgeries(plan, records, everything):
+        with pytest.raises(DawgError) as err:
+            plan.merge(forged, 0.0)
+        message = str(err.value)
+        assert f"class {class_id}" in message and board in message and reason in message, message
+        assert "\n" not in message
+
+
+def _checkpoint(path, plan: ProvePlan, records: dict) -> None:
+    """A checkpoint of the proof holding `records`, written line by line as a forger would."""
+    with open(path, "wb") as fh:
+        fh.write(header_line(json.loads(json.dumps(plan.header()))))
+        for task, record in records.items():
+            fh.write(record_line(task, record))
+
+
+def _cli(lexicon, plan: ProvePlan, *args: str):
+    return run_cli("boggle_dawg.dawg_solve", "prove", str(lexicon), "--size", str(SHAPE), "--min-score",
+                   str(plan.min_score), "--workers", "1", *args)
+
+
+def test_a_forged_checkpoint_record_is_refused_in_one_line(proof, tmp_path):
+    lexicon, plan, records, _ = proof
+    zzz_class = _class_of(plan, "zzzzzz")
+    path = tmp_path / "forged.ckpt"
+    _checkpoint(path, plan, _with_board(records, zzz_class, "zzzzzz", 9999))
+    proc = _cli(lexicon, plan, "--checkpoint", str(path), "--resume", "-q")
+    assert "zzzzzz" not in proc.stdout
+    assert_clean_error(proc, f"class {zzz_class}", "'zzzzzz'", "scores 0, not the 9,999 recorded")
+
+
+def test_verify_sample_proves_recorded_classes_again(proof):
+    _, plan, records, _ = proof
+    assert sorted(plan.verify_sample(records, len(records))) == sorted(records)
+    assert len(plan.verify_sample(records, 3)) == 3
+    assert plan.verify_sample(records, 0) == []
+    dropped_class = _class_with_boards(plan, records)
+    dropped = {task: dict(record) for task, record in records.items()}
+    dropped[dropped_class]["boards"] = []  # a class's boards dropped: every check of the answer passes
+    plan.merge(dropped, 0.0)
+    with pytest.raises(DawgError, match=f"class {dropped_class}: its record does not match"):
+        plan.verify_sample(dropped, len(records))
+    with pytest.raises(ParameterError, match="count"):
+        plan.verify_sample(records, -1)
+
+
+def test_verify_sample_on_the_command_line(proof, tmp_path):
+    lexicon, plan, records, _ = proof
+    honest, dropped = tmp_path / "honest.ckpt", tmp_path / "dropped.ckpt"
+    _checkpoint(honest, plan, records)
+    proc = _cli(lexicon, plan, "--checkpoint", str(honest), "--resume", "--verify-sample", "3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["verified"] == 3 and data["boards"]
+    assert "3 classes verified" in proc.stderr
+    dropped_class = _class_with_boards(plan, records)
+    _checkpoint(dropped, plan, {**records, dropped_class: {**records[dropped_class], "boards": []}})
+    proc = _cli(lexicon, plan, "--checkpoint", str(dropped), "--resume", "--verify-sample", str(len(records)), "-q")
+    assert_clean_error(proc, f"class {dropped_class}: its record does not match")
+    assert_clean_error(_cli(lexicon, plan, "--verify-sample", "-2"), "--verify-sample")
+
+
+@pytest.mark.parametrize("with_checkpoint", [True, False])
+def test_ctrl_c_says_what_was_recorded(proof, tmp_path, monkeypatch, capsys, with_checkpoint):
+    """Ctrl-C during the proof: one line saying how many classes the checkpoint holds and that
+    --resume continues (or that nothing was kept without one), status 130."""
+    from boggle_dawg import prove_cli, solve_cli
+
+    lexicon, plan, records, _ = proof
+    path = tmp_path / "run.ckpt"
+
+    def interrupted(run_plan, run, headline, nouns, best_of, workers, scheduler, checkpoint, resume, quiet):
+        if checkpoint is not None:
+            with Checkpoint.open(checkpoint, run_plan.header(), resume) as opened:
+                for class_id in run_plan.ids[:2]:
+                    opened.append(class_id, records[class_id])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(prove_cli, "run_on_engine", interrupted)
+    args = ["dawg-solve", "prove", str(lexicon), "--size", str(SHAPE), "--min-score", str(plan.min_score), "-q"]
+    monkeypatch.setattr(sys, "argv", args + (["--checkpoint", str(path)] if with_checkpoint else []))
+    with pytest.raises(SystemExit) as status:
+        solve_cli.main()
+    assert status.value.code == 130
+    err = capsys.readouterr().err
+    if with_checkpoint:
+        assert err == (f"dawg-solve: error: interrupted: 2 of {len(plan.ids)} classes recorded in {path}; "
+                       f"run the same command with --resume to continue\n")
+    else:
+        assert err.startswith("dawg-solve: error: interrupted: nothing was recorded (no --checkpoint)")
+        assert err.count("\n") == 1
+
+
+def test_a_split_too_fine_to_list_is_refused_at_once(make_lexicon):
+    """The default 4x4 split has 136 million classes: refused before any is listed, with a coarser
+    split to try (the hint's split is listed quickly)."""
+    path = make_lexicon(_words())
+    started = time.perf_counter()
+    proc = run_cli("boggle_dawg.dawg_solve", "prove", str(path), "--size", "4x4", "--min-score", "100", "--workers",
+                   "1", timeout=60)
+    assert_clean_error(proc, "--classes: ", "136,048,896 before symmetry", "more than the 262,144")
+    assert time.perf_counter() - started < 30
+    hint = proc.stderr.strip().rsplit("'", 2)[-2]
+    plan = ProvePlan(open_lexicon(path), Shape(4, 4), 100, hint)
+    assert 0 < len(plan.ids) <= 1 << 18
