@@ -32,8 +32,8 @@ from pathlib import Path
 from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.solver.board import parse_size
 from boggle_dawg.solver.charset import parse_charset
-from boggle_dawg.solver.cluster import Checkpoint, Engine
-from boggle_dawg.solver.cluster.search_job import SearchPlan, search_in_process, search_on_engine
+from boggle_dawg.solver.cluster import Engine, run_plan
+from boggle_dawg.solver.cluster.search_job import SearchPlan, search_in_process
 from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.search import Budget
 
@@ -73,10 +73,9 @@ def part_search(lexicon, engines, plan: SearchPlan, repeats: int, checkpoints: b
     def on(engine, checkpoint: bool):
         def run():
             if not checkpoint:
-                return search_answer(search_on_engine(plan, engine)[0])
+                return search_answer(run_plan(plan, engine=engine)[0])
             count[0] += 1
-            with Checkpoint.open(work / f"run{count[0]}.ckpt", plan.header(), resume=False) as record_file:
-                return search_answer(search_on_engine(plan, engine, record_file)[0])
+            return search_answer(run_plan(plan, engine=engine, checkpoint=work / f"run{count[0]}.ckpt")[0])
         return run
 
     configs = {"in process": in_process}
@@ -95,7 +94,7 @@ def part_search(lexicon, engines, plan: SearchPlan, repeats: int, checkpoints: b
 
 def part_prove(lexicon, engines, classes: int, repeats: int) -> dict | None:
     try:
-        from boggle_dawg.solver.cluster.prove_job import ProvePlan, prove_in_process, prove_on_engine
+        from boggle_dawg.solver.cluster.prove_job import ProvePlan, prove_in_process
     except ImportError:
         return None
     plan = ProvePlan(lexicon, parse_size("3x4"), 1600, seed=0, limit=classes)
@@ -106,7 +105,7 @@ def part_prove(lexicon, engines, classes: int, repeats: int) -> dict | None:
     configs = {"in process": lambda: answer(prove_in_process(plan))}
     for workers, engine in engines.items():
         configs[f"{workers} {'worker' if workers == 1 else 'workers'}"] = (
-            lambda engine=engine: answer(prove_on_engine(plan, engine)[0]))
+            lambda engine=engine: answer(run_plan(plan, engine=engine)[0]))
     for run in configs.values():
         run()
     results = rotate(configs, repeats)

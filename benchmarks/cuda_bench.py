@@ -40,9 +40,8 @@ import numpy as np
 from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.solver.backends import cuda_available, open_scorer
 from boggle_dawg.solver.board import Shape
-from boggle_dawg.solver.charset import parse_charset
+from boggle_dawg.solver.charset import Charset, parse_charset
 from boggle_dawg.solver.dice_sets import load_dice
-from boggle_dawg.solver.kernels import NO_LETTER, SECOND
 from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.search import Budget, search
 
@@ -53,20 +52,11 @@ ROLLED = [("classic", Shape(4, 4)), ("big", Shape(5, 5))]
 BENCH_FILES = ["dice4x4-10k.txt", "dice5x5-10k.txt"]
 
 
-def face_code(face: str, letters: str) -> int:
-    """Cell code of a die face ('a', 'qu', 'th', '' for blank)."""
-    if not face:
-        return NO_LETTER
-    if face == "qu" or len(face) == 1:
-        return letters.index(face[0])
-    return letters.index(face[0]) + SECOND * (letters.index(face[1]) + 1)
-
-
-def roll(dice_name: str, shape: Shape, count: int, letters: str, seed: int) -> np.ndarray:
+def roll(dice_name: str, shape: Shape, count: int, charset: Charset, seed: int) -> np.ndarray:
     """`count` boards rolled from a dice set as cell codes: the dice shuffled over the cells,
     each showing a random face (vectorised; the same distribution as `dice_sets.roll`)."""
     dice = load_dice(dice_name).dice
-    table = np.array([[face_code(f, letters) for f in die] for die in dice], np.int64)
+    table = np.array([[charset.cell_code(f) for f in die] for die in dice], np.int64)
     rng = np.random.default_rng(seed)
     order = rng.permuted(np.tile(np.arange(len(dice)), (count, 1)), axis=1)[:, :shape.cells]
     return table[order, rng.integers(0, table.shape[1], order.shape)]
@@ -110,7 +100,7 @@ def part_b(lex, gpu, cpu, runs: int, boards: int) -> list[str]:
     lines = [f"## (b) {boards:,} rolled boards, full TWL06", "",
              "| workload | min | median | max | spread | of kernel-only (medians) |", "|---|---:|---:|---:|---:|---:|"]
     for dice, shape in ROLLED:
-        codes = roll(dice, shape, boards, lex.charset.letters, seed=1)
+        codes = roll(dice, shape, boards, lex.charset, seed=1)
         gpu.kernel_seconds(codes, shape)  # warm-up
         kernel_seconds = Stats.of([gpu.kernel_seconds(codes, shape) for _ in range(runs)])
         end_to_end, gpu_scores = timed(partial(gpu.score_codes, codes, shape), runs)

@@ -155,7 +155,7 @@ def checkpoint_bases(work: Path) -> list[dict]:
         return result.top, result.rounds, result.evaluations, result.stopped
 
     def prove_answer(records):
-        result = prove.merge(records, 0.0)
+        result = prove.merge(Outcome(records, len(records)), 0.0)
         return result.boards, result.classes, result.nodes, result.scored
 
     bases = []

@@ -65,11 +65,10 @@ def lscpu() -> str:
 
 def kernel_rate(lex, shape: Shape, jobs: int, board: str) -> float:
     """Bare `score_codes` rate on single-letter changes of a good board (what a climb scores)."""
-    letters = lex.charset.letters
-    base = np.array([letters.index(ch) for ch in board.lower()], np.int64)
+    base = np.array(lex.charset.codes(board.lower()), np.int64)
     rng = np.random.default_rng(0)
     codes = np.tile(base, (20_000, 1))
-    codes[np.arange(len(codes)), rng.integers(0, shape.cells, len(codes))] = rng.integers(0, len(letters), len(codes))
+    codes[np.arange(len(codes)), rng.integers(0, shape.cells, len(codes))] = rng.integers(0, len(lex.charset), len(codes))
     lex.score_codes(codes[:600], shape, jobs)
     started = time.perf_counter()
     lex.score_codes(codes, shape, jobs)

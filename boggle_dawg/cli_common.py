@@ -25,8 +25,9 @@ import sys
 from collections.abc import Callable
 from typing import Self
 
+from .program import PROG
 from .solver import __version__
-from .solver.errors import DawgError, ParameterError, UsageError
+from .solver.errors import DawgError, ParameterError
 
 USAGE_STATUS = 2
 PIPE_CLOSED_STATUS = 128 + 13  # 128 + SIGPIPE, what a shell reports for a tool killed by SIGPIPE
@@ -34,6 +35,11 @@ MAX_SECONDS = 1e6  # longest --seconds accepted (about 11.5 days): beyond it a v
 PLACEHOLDERS = {"str": "TEXT", "text": "TEXT", "int": "INTEGER", "integer": "INTEGER", "float": "FLOAT",
                 "path": "PATH", "filename": "PATH"}
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+
+
+class UsageError(DawgError):
+    """A command line that cannot be run as given: wrong arguments or an option value out of range
+    (exit status 2). The library's own bad values are ParameterErrors, named here as their flags."""
 
 
 class _PipeClosed(Exception):
@@ -208,14 +214,14 @@ def finite_option(name: str, value: float | None, low: float, high: float,
     return value
 
 
-def jobs_option(jobs: int, prog: str) -> int:
+def jobs_option(jobs: int) -> int:
     """Threads for `--jobs`: 0 means one per core; more than the cores is capped, said on stderr."""
     from .solver.backends import resolve_jobs, usable_cores
 
     threads = resolve_jobs(jobs)
     if jobs > threads:
         cores = usable_cores()
-        print(f"{prog}: --jobs {jobs}: this machine has {cores} {plural('core', cores)}; "
+        print(f"{PROG}: --jobs {jobs}: this machine has {cores} {plural('core', cores)}; "
               f"using {threads}", file=sys.stderr)
     return threads
 
@@ -224,13 +230,13 @@ DEVICE_HELP = ("Where boards are scored: cpu, cuda (an NVIDIA GPU; needs the cud
                "lexicon) or auto (cuda when usable, else cpu, said on stderr).")
 
 
-def device_option(device: str, prog: str) -> str:
+def device_option(device: str) -> str:
     """The scoring backend for `--device`; when auto falls back to the CPU, one line on stderr says why."""
     from .solver.backends import choose_backend
 
     backend, note = choose_backend(device)
     if note:
-        print(f"{prog}: --device auto: {note}", file=sys.stderr)
+        print(f"{PROG}: --device auto: {note}", file=sys.stderr)
     return backend
 
 
@@ -285,12 +291,12 @@ class StatusLine:
         self.stop()
 
 
-def cli_lexicon(file, fmt: str | None, prog: str = "dawg-solve"):
+def cli_lexicon(file, fmt: str | None):
     """The lexicon a command names, or the shipped default one, saying on stderr when the default
     is compiled (once)."""
     from .defaults import lexicon_or_default
 
-    return lexicon_or_default(file, fmt, announce=lambda message: print(f"{prog}: {message}", file=sys.stderr))
+    return lexicon_or_default(file, fmt, announce=lambda message: print(f"{PROG}: {message}", file=sys.stderr))
 
 
 def lone_path_error(text: str, wanted: str) -> UsageError:

@@ -1,5 +1,5 @@
-"""What `search` and `prove` share on the Dask engine: the options, their checks, running a plan
-with progress and a checkpoint, the closing line.
+"""What `search` and `prove` share on the Dask engine: the options, their checks, and running a
+plan with progress on stderr (`solver.cluster.run_plan` owns the engine and the checkpoint).
 
 `--workers N` starts a LocalCluster of N worker processes (default: one per core);
 `--scheduler ADDRESS` uses a running scheduler's workers instead; `--checkpoint PATH`
@@ -8,16 +8,11 @@ records each finished task durably and `--resume` continues a run recorded there
 
 from __future__ import annotations
 
-import sys
-from contextlib import nullcontext
 from pathlib import Path
 
 import typer
 
-from .cli_common import plural
-from .solver.errors import UsageError
-
-PROG = "dawg-solve"
+from .cli_common import UsageError, plural
 
 WORKERS_HELP = "Run the tasks on a local Dask cluster of this many worker processes [default: one per core]."
 SCHEDULER_HELP = ("Run the tasks on the workers of a running Dask scheduler (e.g. tcp://host:8786) instead of "
@@ -65,27 +60,19 @@ def count(number: int, noun: str, nouns: str | None = None) -> str:
     return f"{number:,} {noun if number == 1 else nouns or plural(noun, number)}"
 
 
-def run_on_engine(plan, run, headline: str, nouns: tuple[str, str], best_of, workers: int | None,
-                  scheduler: str | None, checkpoint: Path | None, resume: bool, quiet: bool):
-    """`run(plan, engine, checkpoint, on_status, on_record)` on a local cluster or a scheduler,
-    with progress on stderr; returns what `run` returns, the engine's outcome last, and the
-    label of what ran it. `best_of(record)` gives a record's best [board, score] pairs."""
-    from .cluster_progress import EngineProgress
-    from .solver.cluster import Checkpoint, Engine
+def run_on_engine(plan, headline: str, nouns: tuple[str, str], best_of, workers: int | None, scheduler: str | None,
+                  checkpoint: Path | None, resume: bool, quiet: bool):
+    """`plan` run by `solver.cluster.run_plan` on a local cluster or a scheduler, with progress on
+    stderr; returns its answer, the engine's outcome and the label of what ran it.
+    `best_of(record)` gives a record's best [board, score] pairs."""
+    from .progress import EngineProgress
+    from .solver.cluster import run_plan
 
-    opened = Checkpoint.open(checkpoint, plan.header(), resume, plan.check_record) if checkpoint is not None \
-        else nullcontext()
-    with opened as record_file, Engine(workers, scheduler) as engine, \
-            EngineProgress(quiet, headline, engine, nouns, PROG) as progress:
-        answer = run(plan, engine, record_file, on_status=progress.update,
-                     on_record=lambda task, record: progress.best(best_of(record)[:1]))
-        label = progress.label()
-    outcome = answer[-1]
+    with EngineProgress(quiet, headline, nouns) as progress:
+        answer, outcome = run_plan(plan, workers, scheduler, checkpoint=checkpoint, resume=resume,
+                                   on_start=progress.start, on_status=progress.update,
+                                   on_record=lambda task, record: progress.best(best_of(record)[:1]))
+    label = progress.label()
     if outcome.resumed:
         label += f"; {count(len(outcome.resumed), *nouns)} resumed from {checkpoint}"
-    return answer, label
-
-
-def closing_line(text: str, quiet: bool) -> None:
-    if not quiet:
-        print(f"{PROG}: {text}", file=sys.stderr)
+    return answer, outcome, label

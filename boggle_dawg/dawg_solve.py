@@ -14,9 +14,7 @@ import sys
 
 from .cli_common import run_plain
 from .one_board import solve_board
-
-PROG = "dawg-solve"
-COMMANDS = {"solve", "roll", "play", "search", "rearrange", "prove"}
+from .program import COMMANDS, PROG
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ import typer
 from .cli_common import HELP_OPTIONS, StatusLine, run_cli
 from .compiler.build import build_lexicon
 from .compiler.verify import describe, verify
+from .compiler.writers import WRITERS
 from .solver.charset import parse_charset
 from .solver.formats import format_help
 from .solver.lexicon import display, open_lexicon
@@ -44,17 +45,11 @@ def build(
         print(json.dumps({"out_dir": str(result.out_dir), "seconds": round(result.seconds, 3), "manifest": m}, indent=2))
         return
     dropped = ", ".join(f"{n} {reason.replace('_', ' ')}" for reason, n in m["dropped"].items() if n) or "none"
-    adt = m["adtdawg"]
     print(f"built {result.out_dir}/ from {wordlist} in {result.seconds:.2f} s")
     print(f"  charset  {m['charset'].upper()} ({len(m['charset'])} letters)")
     print(f"  words    {m['words']} kept (longest {m['max_length']} letters); dropped: {dropped}")
-    print(f"  trie     {m['trie']['nodes']:>9} nodes                       {m['trie']['bytes']:>10} bytes  {m['trie']['file']}")
-    dawg = m["dawg"]
-    print(f"  dawg     {dawg['states']:>9} states {dawg['edges']:>9} edges      {dawg['bytes']:>10} bytes  {dawg['file']}")
-    layout = "reference layout" if adt["layout"]["first_child_bits"] == 15 and adt["layout"]["child_set_bits"] == 11 \
-        and adt["layout"]["letters"] <= 18 else "extended layout"
-    print(f"  adtdawg  {adt['nodes']:>9} nodes  {adt['child_sets']:>9} child sets {adt['bytes']:>10} bytes  "
-          f"adtdawg-1..4.dat ({layout}, K = {adt['wide_nodes']})")
+    for name, writer in WRITERS.items():
+        print(f"  {name:8} {writer.summary(m[name])}")
 
 
 @app.command()
@@ -73,7 +68,7 @@ def info(
         print(f"{path}: built by {manifest['tool']} from {src['name']} (sha256 {src['sha256'][:16]}...)")
         print(f"  charset {manifest['charset'].upper()}, {manifest['words']} words, longest {manifest['max_length']} letters")
     for fmt, entry in details["formats"].items():
-        extras = ", ".join(f"{k} {v}" for k, v in entry.items() if k not in ("format", "path", "layout"))
+        extras = ", ".join(f"{k} {v}" for k, v in entry.items() if k not in ("format", "path") and not isinstance(v, dict))
         print(f"  {fmt:8} {entry['path']}: {extras}")
 
 

@@ -20,11 +20,13 @@ from pathlib import Path
 
 import typer
 
-from .cli_common import MAX_SECONDS, cli_lexicon, finite_option, plural
+from .cli_common import MAX_SECONDS, UsageError, cli_lexicon, finite_option, plural
+from .program import PROG
 from .solver.board import Board, Shape, parse_board, parse_size
+from .solver.charset import Charset, symbol_of
 from .solver.dice_sets import DiceSet, builtin_dice_names, dice_for_size, load_dice, random_seed
 from .solver.dice_sets import roll as roll_dice
-from .solver.errors import DawgError, UsageError
+from .solver.errors import DawgError
 from .solver.formats import format_help
 from .solver.game import RULES_MIN_LENGTH, Outcome, Round, Summary, Verdict
 
@@ -66,7 +68,7 @@ def roll(
     chosen = random_seed() if seed is None else seed
     boards = roll_dice(dice_set, shape, chosen, count)
     if seed is None:
-        print(f"dawg-solve: seed {chosen}", file=sys.stderr)
+        print(f"{PROG}: seed {chosen}", file=sys.stderr)
     for number, board in enumerate(boards):
         if as_json:
             print(json.dumps({"seed": chosen, "roll": number, "dice": dice_set.name, "board": board.notation,
@@ -181,16 +183,15 @@ def run_round(round_: Round, seconds: float, as_json: bool) -> tuple[Summary, st
     return round_.summary(), reason
 
 
-def _check_letters(board: Board, letters: str, rolled: bool) -> None:
+def _check_letters(board: Board, charset: Charset, rolled: bool) -> None:
     """Refuse a board with letters the lexicon cannot hold: none of its words could use those
     cells, and a player would look for them in vain."""
-    used = {ch for face in board.faces for ch in ("q" if face == "qu" else face)}  # Qu is the letter q
-    missing = sorted(used - set(letters))
-    if missing:
+    used = "".join(symbol_of(face) for face in board.faces)
+    if charset.outside(used):
+        missing = ", ".join(sorted({ch.upper() for ch in used} - set(charset.letters.upper())))
         where = "the dice rolled" if rolled else "the board has"
-        raise DawgError(f"board {board.notation}: {where} {', '.join(m.upper() for m in missing)}, which the "
-                        f"lexicon's charset {letters.upper()} lacks; play with a lexicon of every letter "
-                        f"(e.g. built with --charset 26)")
+        raise DawgError(f"board {board.notation} ({where} {missing}) {charset.foreign()}; play with a lexicon "
+                        f"of every letter (e.g. built with --charset 26)")
 
 
 def play(
@@ -226,7 +227,7 @@ def play(
         seed = random_seed() if seed is None else seed
         board = next(roll_dice(dice_set, shape, seed))
     lex = cli_lexicon(file, fmt)
-    _check_letters(board, lex.charset.letters, rolled=dice_name is not None)
+    _check_letters(board, lex.charset, rolled=dice_name is not None)
     round_ = Round(board, lex.words(board), min_length)
     if as_json:
         print(json.dumps({"event": "start", "board": board.notation, "size": str(board.shape), "dice": dice_name,

@@ -13,8 +13,6 @@ from .solver.board import Board, Shape, blank_foreign, parse_board
 from .solver.errors import DawgError
 from .solver.lexicon import Lexicon
 
-PROG = "dawg-solve"
-
 
 def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, as_json: bool,
                 skip_foreign: bool) -> None:
@@ -59,10 +57,10 @@ def solve_board(args: list[str], shape: Shape | None, fmt: str | None, words: bo
     here on the CPU; another `backend` asked for must still be able to score the lexicon."""
     if len(args) == 1:
         board = _lone_argument_is_board(args[0], shape)
-        lex = cli_lexicon(None, fmt, PROG)
+        lex = cli_lexicon(None, fmt)
     else:
         board = parse_board(args[1], shape)
-        lex = cli_lexicon(Path(args[0]), fmt, PROG)
+        lex = cli_lexicon(Path(args[0]), fmt)
     if backend != "cpu":
         from .solver.backends import check_backend
 

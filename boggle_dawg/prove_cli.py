@@ -17,22 +17,20 @@ from pathlib import Path
 
 import typer
 
-from .cli_common import cli_lexicon, plural
+from .cli_common import UsageError, cli_lexicon, plural
 from .cluster_cli import (
     check_engine_options,
     checkpoint_option,
-    closing_line,
     count,
     resume_option,
     run_on_engine,
     scheduler_option,
     workers_option,
 )
+from .progress import closing_line
 from .solver.board import parse_size
-from .solver.errors import UsageError
 from .solver.formats import format_help
 
-PROG = "dawg-solve"
 NOUNS = ("class", "classes")
 
 
@@ -52,7 +50,7 @@ def prove(
                                      "(a positive number)."),
     classes: str | None = typer.Option(None, "--classes", metavar="SPEC",
                                        help="Letter buckets per cell: comma-separated buckets for every cell, "
-                                            "or CORNERS/OTHERS [default: by board size, see the README]."),
+                                            "or CORNERS/OTHERS [default: by board size, see docs/proofs.md]."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffled class order (never changes results)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the boards and the proof's counts."),
@@ -97,14 +95,13 @@ def _prove_on_engine(lex, shape, min_score: int, classes: str | None, seed: int,
                      scheduler: str | None, checkpoint: Path | None, resume: bool, quiet: bool, verify_sample: int):
     """The proof's classes as tasks on a local cluster or a scheduler (solver.cluster.prove_job), then
     `verify_sample` of them proved again here; returns the result and how many were verified."""
-    from .solver.cluster.prove_job import ProvePlan, prove_on_engine
+    from .solver.cluster.prove_job import ProvePlan
 
     plan = ProvePlan(lex, shape, min_score, classes, seed)
     headline = f"proof of {shape} boards at {min_score:,}: {count(len(plan.ids), *NOUNS)}"
     try:
-        (result, outcome), label = run_on_engine(plan, prove_on_engine, headline, NOUNS,
-                                                 lambda record: record["boards"], workers, scheduler, checkpoint,
-                                                 resume, quiet)
+        result, outcome, label = run_on_engine(plan, headline, NOUNS, lambda record: record["boards"], workers,
+                                               scheduler, checkpoint, resume, quiet)
         complete = outcome.complete
     except KeyboardInterrupt:
         complete = False

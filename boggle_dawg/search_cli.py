@@ -11,7 +11,6 @@ and to the JSON).
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import typer
@@ -19,7 +18,7 @@ import typer
 from .cli_common import (
     DEVICE_HELP,
     MAX_SECONDS,
-    StatusLine,
+    UsageError,
     cli_lexicon,
     device_option,
     finite_option,
@@ -31,19 +30,20 @@ from .cli_common import (
 from .cluster_cli import (
     check_engine_options,
     checkpoint_option,
-    closing_line,
+    count,
     resume_option,
     run_on_engine,
     scheduler_option,
     stored,
     workers_option,
 )
+from .progress import SearchProgress, closing_line
 from .solver.board import Shape, parse_board, parse_size
 from .solver.cluster.search_job import MAX_TASKS, check_tasks
 from .solver.dice_sets import random_seed
-from .solver.errors import DawgError, UsageError
+from .solver.errors import DawgError
 from .solver.formats import format_help
-from .solver.search import METHODS, REARRANGE_METHODS, Budget, RearrangeResult, SearchResult, SearchStatus
+from .solver.search import METHODS, REARRANGE_METHODS, Budget, RearrangeResult, SearchResult
 from .solver.search import rearrange as rearrange_letters
 from .solver.search import search as search_boards
 from .solver.search.methods import MAX_POOL_BYTES
@@ -51,8 +51,6 @@ from .solver.search.methods import MAX_POOL_BYTES
 DEFAULT_SECONDS = 10.0
 DEFAULT_SIZE = "4x4"
 MAX_TEMPERATURE = 1e9  # anneal --t0/--t1: far above any score difference; larger is a typo
-PLAIN_PROGRESS_EVERY = 5.0  # seconds between progress lines when stderr is not a terminal
-PROG = "dawg-solve"
 
 STOPPED = {"seconds": "time limit reached", "rounds": "round limit reached",
            "evaluations": "evaluation limit reached", "target": "target score reached",
@@ -76,51 +74,6 @@ def _pool_help(methods) -> str:
     return "; ".join(f"{m.name}: {m.pool_meaning} ({m.default_pool})" for m in methods.values()) + "."
 
 
-class _Progress:
-    """Search progress on stderr: a live line on a terminal, a plain line every few seconds
-    otherwise, nothing when quiet."""
-
-    def __init__(self, quiet: bool, headline: str) -> None:
-        self.quiet = quiet
-        self.headline = headline  # shown once the first round is scored, so bad input stays one line
-        self.status = None
-        self.next_line = PLAIN_PROGRESS_EVERY
-
-    def __call__(self, status: SearchStatus) -> None:
-        if self.quiet or status.best is None:
-            return
-        if self.headline:
-            if sys.stderr.isatty():
-                self.status = StatusLine(self.headline)
-                self.status.start()
-            else:
-                print(f"{PROG}: {self.headline}", file=sys.stderr, flush=True)
-            self.headline = ""
-        rate = status.evaluations / status.seconds if status.seconds > 0 else 0.0
-        text = (f"best {status.best.score:,} {status.best.board}  {status.evaluations:,} boards  "
-                f"{rate:,.0f} boards/s  {status.seconds:.0f} s")
-        if self.status is not None:
-            self.status.update(text)
-        elif status.seconds >= self.next_line:
-            print(f"{PROG}: {text}", file=sys.stderr, flush=True)
-            while self.next_line <= status.seconds:
-                self.next_line += PLAIN_PROGRESS_EVERY
-
-    def __enter__(self) -> _Progress:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.status is not None:
-            self.status.stop()
-
-    def report(self, result: SearchResult, workers: str) -> None:
-        """The closing line: time, boards scored, speed and what scored them."""
-        if not self.quiet:
-            rate = result.evaluations / result.seconds if result.seconds > 0 else 0.0
-            print(f"{PROG}: searched {result.seconds:.1f} s, {result.evaluations:,} boards, {rate:,.0f} boards/s "
-                  f"({workers})", file=sys.stderr)
-
-
 def _budget(seconds: float | None, rounds: int | None, evaluations: int | None,
             target: int | None = None) -> Budget:
     finite_option("--seconds", seconds, 0, MAX_SECONDS)
@@ -138,15 +91,11 @@ def _anneal_options(steps: int | None, t0: float | None, t1: float | None,
     return {name: value for name, value in given.items() if value is not None}
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {plural(noun, number)}"
-
-
 def _summary(result: SearchResult, tasks: int = 1, done: int | None = None) -> str:
-    finished = f"{done:,} of {_count(tasks, 'task')}" if done is not None and done < tasks else _count(tasks, "task")
+    finished = f"{done:,} of {count(tasks, 'task')}" if done is not None and done < tasks else count(tasks, "task")
     return (f"{result.method} search of {result.shape} boards over {result.alphabet.upper()}, seed {result.seed}: "
             + (f"{finished}, " if tasks > 1 else "")
-            + f"{_count(result.rounds, 'round')}, {_count(result.evaluations, 'board')} scored; "
+            + f"{count(result.rounds, 'round')}, {count(result.evaluations, 'board')} scored; "
             f"{STOPPED[result.stopped]}")
 
 
@@ -203,8 +152,8 @@ def search(
     --seconds it depends on how far the search got in the time.
     """
     shape = _search_shape(size, start)
-    jobs = jobs_option(jobs, PROG)
-    backend = device_option(device, PROG)
+    jobs = jobs_option(jobs)
+    backend = device_option(device)
     budget = _budget(seconds, rounds, evaluations, target)
     options = _anneal_options(steps, t0, t1, swap_share)
     check_tasks(tasks)
@@ -221,12 +170,12 @@ def search(
                           pool=pool, options=options, backend=backend, jobs=jobs)
         result, label, done = _search_on_engine(plan, workers, scheduler, checkpoint, resume, quiet)
     else:
-        with _Progress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
+        with SearchProgress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
                 lex.scorer(jobs, backend) as scorer:
             result = search_boards(scorer, shape, budget, method, seed=seed, top=top, alphabet=alphabet,
                                    start=start, pool=pool, on_round=progress, **options)
         label, done = workers_label(backend, jobs), tasks
-        progress.report(result, label)
+        _searched(result, result.evaluations, label, quiet)
     if as_json:
         print(json.dumps({**_result_json(result), "tasks": tasks}))
     else:
@@ -277,16 +226,18 @@ def _search_on_engine(plan, workers: int | None, scheduler: str | None, checkpoi
                       quiet: bool) -> tuple[SearchResult, str, int]:
     """Run a search plan on a local cluster or a scheduler, with progress; returns the result, what
     ran it (for the timing line) and how many tasks finished."""
-    from .solver.cluster.search_job import search_on_engine
-
-    headline = f"{plan.method} search of {plan.shape} boards, seed {plan.seed}, {_count(plan.tasks, 'task')}"
-    (result, outcome), label = run_on_engine(plan, search_on_engine, headline, ("task", "tasks"),
-                                             lambda record: record["top"], workers, scheduler, checkpoint, resume,
-                                             quiet)
+    headline = f"{plan.method} search of {plan.shape} boards, seed {plan.seed}, {count(plan.tasks, 'task')}"
+    result, outcome, label = run_on_engine(plan, headline, ("task", "tasks"), lambda record: record["top"], workers,
+                                           scheduler, checkpoint, resume, quiet)
     boards = sum(outcome.records[t]["evaluations"] for t in outcome.records if t not in outcome.resumed)
+    _searched(result, boards, label, quiet)
+    return result, label, len(outcome.records)
+
+
+def _searched(result: SearchResult, boards: int, label: str, quiet: bool) -> None:
+    """The closing line: time, boards scored (by this run), speed and what scored them."""
     rate = boards / result.seconds if result.seconds > 0 else 0.0
     closing_line(f"searched {result.seconds:.1f} s, {boards:,} boards, {rate:,.0f} boards/s ({label})", quiet)
-    return result, label, len(outcome.records)
 
 
 def rearrange(
@@ -321,16 +272,16 @@ def rearrange(
         raise lone_path_error(args[0], "the LETTERS")
     letters = args[-1]
     shape = parse_board(letters, parse_size(size) if size else None).shape  # read as solve reads a board
-    jobs = jobs_option(jobs, PROG)
-    backend = device_option(device, PROG)
+    jobs = jobs_option(jobs)
+    backend = device_option(device)
     budget = _budget(seconds, rounds, evaluations, target)
     lex = cli_lexicon(Path(args[0]) if len(args) == 2 else None, fmt)
     seed = random_seed() if seed is None else seed
-    with _Progress(quiet, f"rearranging letters on a {shape} board, seed {seed}") as progress, \
+    with SearchProgress(quiet, f"rearranging letters on a {shape} board, seed {seed}") as progress, \
             lex.scorer(jobs, backend) as scorer:
         outcome = rearrange_letters(scorer, letters, shape, budget, method, seed=seed, pool=pool,
                                     on_round=progress)
-    progress.report(outcome.search, workers_label(backend, jobs))
+    _searched(outcome.search, outcome.search.evaluations, workers_label(backend, jobs), quiet)
     _print_arrangement(outcome, shape, as_json)
     _end_if_interrupted(outcome.search, as_json, "arrangement")
 

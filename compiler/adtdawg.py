@@ -12,6 +12,9 @@ slot's own words, two blocks can overlap only when one is a suffix of the
 other. The layout therefore writes each block that is not a proper suffix of
 another one as a run, and every other block points into the run it ends. This
 is the fewest nodes any layout with the documented word numbering can have.
+
+`WRITER`, the ADTDAWG's entry in compiler.writers, lays out the build's DAWG and writes
+the four part files with their manifest section.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..solver.formats.common import ADT_TRACKING_BYTE_MAX, AdtLayout, child_set_fields
+from ..solver.formats.adtdawg import ADT_FILES, TRACKING_BYTE_MAX
+from ..solver.layout import AdtLayout, child_set_entries
 from .dawg import Dawg
+from .format_writer import BuildWords, Writer, Written, file_entry
 
 
 @dataclass
@@ -41,15 +46,8 @@ class Adt:
 
 def child_set_words(masks: list[int], letters: int) -> np.ndarray:
     """Child-set entries for letter masks: each letter's field holds its 1-based rank in the mask."""
-    word, shift, _ = child_set_fields(letters)
-    out = np.zeros((len(masks), int(word.max()) + 1), np.uint64)
-    for row, mask in enumerate(masks):
-        rank = 0
-        for i in range(letters):
-            if mask >> i & 1:
-                rank += 1
-                out[row, word[i]] |= np.uint64(rank << int(shift[i]))
-    return out
+    has = (np.asarray(masks, np.int64).reshape(-1, 1) >> np.arange(letters)) & 1
+    return child_set_entries(np.where(has == 1, np.cumsum(has, axis=1), 0), letters)
 
 
 def build_adtdawg(dawg: Dawg, letters: int) -> Adt:
@@ -132,8 +130,41 @@ def build_adtdawg(dawg: Dawg, letters: int) -> Adt:
     first_child = np.fromiter((position[heads[s[1]]] if s[1] else 0 for s in layout_slots), np.uint64, n_nodes)
     child_set = np.fromiter((s[2] for s in layout_slots), np.uint64, n_nodes)
     tracking = np.fromiter((s[3] for s in layout_slots), np.int64, n_nodes)
-    nodes = (first_child | (child_set << np.uint64(layout.first_child_bits))
-             | (node_eow << np.uint64(layout.eow_shift))).astype(layout.node_dtype)
-    wide = np.flatnonzero(tracking > ADT_TRACKING_BYTE_MAX)
+    nodes = layout.node_words(first_child, child_set, node_eow)
+    wide = np.flatnonzero(tracking > TRACKING_BYTE_MAX)
     return Adt(layout=layout, nodes=nodes, child_sets=entries, tracking=tracking,
                wide_nodes=int(wide[-1]) + 1 if len(wide) else 0)
+
+
+def adtdawg_parts(adt: Adt) -> list[bytes]:
+    """The four part files: node words, child sets, wide and narrow tracking numbers."""
+    k = adt.wide_nodes
+    return [
+        np.uint32(adt.node_count).astype("<u4").tobytes() + adt.nodes.tobytes(),
+        np.uint64(len(adt.child_sets)).astype("<u8").tobytes() + adt.child_sets.astype("<u8").tobytes(),
+        np.uint32(k).astype("<u4").tobytes() + adt.tracking[:k].astype("<u4").tobytes(),
+        adt.tracking[k:].astype(np.uint8).tobytes(),
+    ]
+
+
+def write_adtdawg(words: BuildWords, built: dict[str, object]) -> Written:
+    adt = build_adtdawg(built["dawg"], len(words.charset))
+    parts = adtdawg_parts(adt)
+    section = {
+        "files": [file_entry(name, data) for name, data in zip(ADT_FILES, parts)],
+        "bytes": sum(map(len, parts)),
+        "nodes": adt.node_count,
+        "child_sets": len(adt.child_sets),
+        "wide_nodes": adt.wide_nodes,
+        "layout": adt.layout.to_manifest(),
+    }
+    return Written(dict(zip(ADT_FILES, parts)), section, adt)
+
+
+def summary(section: dict) -> str:
+    layout = "reference layout" if AdtLayout.from_manifest(section["layout"]).is_reference else "extended layout"
+    return (f"{section['nodes']:>9} nodes  {section['child_sets']:>9} child sets {section['bytes']:>10} bytes  "
+            f"adtdawg-1..4.dat ({layout}, K = {section['wide_nodes']})")
+
+
+WRITER = Writer("adtdawg", "laying out ADTDAWG", ADT_FILES, write_adtdawg, summary)

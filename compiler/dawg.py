@@ -9,6 +9,9 @@ States are then numbered in reverse postorder from the root, which puts every
 state before its children, and each state's edges carry the Lucchesi-Kao skip:
 how many of the state's words sort before those reached through the edge, so
 the sum of skips along a path is the word's alphabetical rank.
+
+`WRITER`, the DAWG's entry in compiler.writers, minimises the build's trie and writes
+dawg.bin with its manifest section.
 """
 
 from __future__ import annotations
@@ -17,6 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..solver.charset import Charset
+from ..solver.formats.dawg import DAWG_FILE, DAWG_MAGIC
+from ..solver.layout import edge_word, node_word
+from .format_writer import BuildWords, Writer, Written, file_entry, header_bytes
 from .trie import Trie
 
 
@@ -121,3 +128,22 @@ def _reverse_postorder(root: int, children: list[list[int]]) -> list[int]:
             post.append(node)
     post.reverse()
     return post
+
+
+def dawg_bytes(dawg: Dawg, charset: Charset, max_length: int) -> bytes:
+    states = node_word(dawg.first_edge, dawg.mask, dawg.eow)
+    edges = edge_word(dawg.edge_child, dawg.edge_skip)
+    body = states.tobytes() + edges.astype("<u8").tobytes() + dawg.count.astype("<u4").tobytes()
+    return header_bytes(DAWG_MAGIC, charset, max_length, int(dawg.count[0]), dawg.states, dawg.edges,
+                        body) + body
+
+
+def write_dawg(words: BuildWords, built: dict[str, object]) -> Written:
+    dawg = minimise(built["trie"])
+    data = dawg_bytes(dawg, words.charset, words.max_length)
+    return Written({DAWG_FILE: data}, {**file_entry(DAWG_FILE, data), "states": dawg.states, "edges": dawg.edges},
+                   dawg)
+
+
+WRITER = Writer("dawg", "minimising DAWG", (DAWG_FILE,), write_dawg, lambda section: (
+    f"{section['states']:>9} states {section['edges']:>9} edges      {section['bytes']:>10} bytes  {section['file']}"))

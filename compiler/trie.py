@@ -5,6 +5,8 @@ its letters past the longest common prefix with word i-1, and the order in
 which nodes are added is the trie's preorder. The file layout stores each
 node's children as one contiguous block, blocks in the preorder of their
 parents, so a depth-first walk of a board mostly moves forward in memory.
+
+`WRITER`, the trie's entry in compiler.writers, writes it as trie.bin with its manifest section.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..solver.charset import Charset
+from ..solver.formats.trie import TRIE_FILE, TRIE_MAGIC
+from ..solver.layout import node_word
+from .format_writer import BuildWords, Writer, Written, file_entry, header_bytes
 
 PAD = 255
 
@@ -39,9 +44,7 @@ def encode_words(words: list[str], charset: Charset) -> tuple[np.ndarray, np.nda
     """Words as a (W, L) array of letter indices padded with PAD, and their lengths."""
     lens = np.fromiter(map(len, words), np.int64, count=len(words))
     flat = np.frombuffer("".join(words).encode("ascii"), np.uint8)
-    table = np.full(256, PAD, np.uint8)
-    for i, ch in enumerate(charset.letters):
-        table[ord(ch)] = i
+    table = charset.code_table(PAD, np.uint8)
     starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
     grid = np.full((len(words), int(lens.max())), PAD, np.uint8)
     rows = np.repeat(np.arange(len(words)), lens)
@@ -103,3 +106,18 @@ def build_trie(words: list[str], charset: Charset) -> Trie:
         np.add.at(count, parent[at], count[at])
     return Trie(first=first, mask=mask, eow=eow, letter=letter, parent=parent,
                 depth=depth, count=count)
+
+
+def trie_bytes(trie: Trie, charset: Charset, max_length: int, words: int) -> bytes:
+    body = node_word(trie.first, trie.mask, trie.eow).tobytes()
+    return header_bytes(TRIE_MAGIC, charset, max_length, words, trie.size, 0, body) + body
+
+
+def write_trie(words: BuildWords, built: dict[str, object]) -> Written:
+    trie = build_trie(words.words, words.charset)
+    data = trie_bytes(trie, words.charset, words.max_length, len(words.words))
+    return Written({TRIE_FILE: data}, {**file_entry(TRIE_FILE, data), "nodes": trie.size}, trie)
+
+
+WRITER = Writer("trie", "building trie", (TRIE_FILE,), write_trie, lambda section: (
+    f"{section['nodes']:>9} nodes                       {section['bytes']:>10} bytes  {section['file']}"))

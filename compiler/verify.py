@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..solver.charset import Charset
+from ..solver.formats import FORMATS
 from ..solver.lexicon import Lexicon, open_all
 from .wordlist import load_word_list
 
@@ -28,15 +29,6 @@ class Verification:
     def failed(self, line: str) -> None:
         self.checks.append(f"FAIL  {line}")
         self.ok = False
-
-
-def expected_number(fmt: str, count: int) -> Callable[[int], int] | None:
-    """The documented number of the i-th word alphabetically; None where numbers are node ids (trie)."""
-    if fmt == "dawg":
-        return lambda i: i
-    if fmt == "adtdawg":
-        return lambda i: count - i
-    return None
 
 
 @dataclass(frozen=True)
@@ -62,8 +54,8 @@ def check_lexicon(lex: Lexicon, result: Verification,
     """Numbering and word checks of one opened (hence structurally valid) lexicon, streaming its words
     (memory bounded by the longest word, whatever their number). `progress(n)` is called as n
     more words are enumerated."""
-    expected = expected_number(lex.format, lex.word_count)
-    node_used = bytearray(lex.walk.id_count) if expected is None else None
+    numbering = FORMATS[lex.format].numbering  # None: numbers are node ids, checked distinct
+    node_used = bytearray(lex.walk.id_count) if numbering is None else None
     ordered = numbered = distinct_nodes = True
     previous = None
 
@@ -72,8 +64,8 @@ def check_lexicon(lex: Lexicon, result: Verification,
         for i, (word, number) in enumerate(lex.iter_numbered_words(progress)):
             ordered = ordered and (previous is None or previous < word)
             previous = word
-            if expected is not None:
-                numbered = numbered and number == expected(i)
+            if numbering is not None:
+                numbered = numbered and number == numbering(i, lex.word_count)
             elif node_used[number]:
                 distinct_nodes = False
             else:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..solver.charset import Charset
+from ..solver.charset import QU, QU_FACE, Charset, fold
 from ..solver.errors import DawgError, ParameterError, reading
 from ..solver.formats.common import HEADER
 
@@ -206,11 +206,11 @@ def _describe_bad_word(word: str) -> str:
 
 def fold_qu(word: str) -> str | None:
     """The word with each "qu" as the one symbol 'q', or None if some 'q' lacks its 'u'."""
-    if "q" not in word:
+    if QU not in word:
         return word
-    if word.count("q") != word.count("qu"):
+    if word.count(QU) != word.count(QU_FACE):
         return None
-    return word.replace("qu", "q")
+    return fold(word)
 
 
 def load_word_list(path: Path, charset: Charset, max_length: int | None = None) -> WordList:

@@ -1,4 +1,4 @@
-"""Serialise built structures with the layouts of `solver.formats`, and switch builds in atomically.
+"""Write a build's files into its output directory, switching builds in atomically.
 
 A build never writes into the output directory. It writes a complete new
 directory beside it (`.NAME.new-PID-RANDOM`), every file read-only (0o444)
@@ -16,9 +16,10 @@ Builds into one output take an exclusive `flock` on `.NAME.lock` beside it
 concurrent builds serialise and the last one wins whole. Holding the lock, a
 build first deletes what killed builds left (`.NAME.new-PID-HEX`,
 `.NAME.old-PID-HEX`). A build replaces or deletes only what is provably a
-build's: the output's entries must be regular files named as build files, a
-leftover must be a directory named exactly as above holding only such files,
-the lock an empty regular file. Anything else (an output that is not a
+build's: the output's entries must be regular files named as build files (the
+names the caller gives; this module knows no format), a leftover must be a
+directory named exactly as above holding only such files, the lock an empty
+regular file. Anything else (an output that is not a
 directory, a directory or link named `trie.bin`, a user's `.out.new-...`
 folder) makes the build refuse before any work, in one line naming the entry,
 touching nothing. A shell whose working directory is the output keeps the
@@ -36,95 +37,35 @@ import re
 import secrets
 import shutil
 import stat
-import zlib
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-import msgpack
-import numpy as np
-
-from ..solver.charset import Charset
 from ..solver.errors import DawgError, reading
-from ..solver.formats.adtdawg import ADT_FILES
-from ..solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE, MAX_INDEX, node_word
-from ..solver.formats.dawg import DAWG_FILE, DAWG_MAGIC
-from ..solver.formats.trie import TRIE_FILE, TRIE_MAGIC
-from .adtdawg import Adt
-from .dawg import Dawg
-from .trie import Trie
 
-BUILD_FILES = frozenset((TRIE_FILE, DAWG_FILE, *ADT_FILES, MANIFEST_FILE))
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 
 
-def _header(magic: bytes, charset: Charset, max_length: int, words: int, nodes: int,
-            edges: int, body: bytes) -> bytes:
-    if max(words, nodes, edges) >= MAX_INDEX:
-        raise DawgError(f"lexicon too large for the format ({nodes} nodes, {edges} edges)")
-    head = np.zeros((), HEADER)
-    head["magic"] = magic
-    head["version"] = FORMAT_VERSION
-    head["charset_size"] = len(charset)
-    if not 0 < max_length <= np.iinfo(HEADER["max_length"]).max:
-        raise DawgError(f"max_length {max_length} does not fit the header's byte")
-    head["max_length"] = max_length
-    head["charset"] = charset.letters.upper().encode("ascii")
-    head["words"] = words
-    head["nodes"] = nodes
-    head["edges"] = edges
-    head["crc32"] = zlib.crc32(body)
-    return head.tobytes()
-
-
-def trie_bytes(trie: Trie, charset: Charset, max_length: int, words: int) -> bytes:
-    body = node_word(trie.first, trie.mask, trie.eow).tobytes()
-    return _header(TRIE_MAGIC, charset, max_length, words, trie.size, 0, body) + body
-
-
-def dawg_bytes(dawg: Dawg, charset: Charset, max_length: int) -> bytes:
-    states = node_word(dawg.first_edge, dawg.mask, dawg.eow)
-    edges = dawg.edge_child.astype(np.uint64) | (dawg.edge_skip.astype(np.uint64) << np.uint64(32))
-    body = states.tobytes() + edges.astype("<u8").tobytes() + dawg.count.astype("<u4").tobytes()
-    return _header(DAWG_MAGIC, charset, max_length, int(dawg.count[0]), dawg.states, dawg.edges,
-                   body) + body
-
-
-def adtdawg_parts(adt: Adt) -> list[bytes]:
-    """The four part files: node words, child sets, wide and narrow tracking numbers."""
-    k = adt.wide_nodes
-    return [
-        np.uint32(adt.node_count).astype("<u4").tobytes() + adt.nodes.tobytes(),
-        np.uint64(len(adt.child_sets)).astype("<u8").tobytes() + adt.child_sets.astype("<u8").tobytes(),
-        np.uint32(k).astype("<u4").tobytes() + adt.tracking[:k].astype("<u4").tobytes(),
-        adt.tracking[k:].astype(np.uint8).tobytes(),
-    ]
-
-
-def manifest_bytes(manifest: dict) -> bytes:
-    return msgpack.packb(manifest, use_bin_type=True)
-
-
-def check_output_dir(out_dir: Path) -> None:
+def check_output_dir(out_dir: Path, build_files: Collection[str]) -> None:
     """Refuse an output, or an entry beside it, that a build would replace or delete and that is not
-    provably a build's (see the module docstring)."""
+    provably a build's (see the module docstring): a build's files are named as in `build_files`."""
     target = Path(os.path.realpath(out_dir))
     if out_dir.is_symlink() or out_dir.exists():
         if not target.is_dir():
             raise DawgError(f"{out_dir}: exists and is not a directory")
         with reading(out_dir, "directory"):
-            foreign = [name for name in sorted(os.listdir(target)) if not _is_build_file(target / name)]
+            foreign = [name for name in sorted(os.listdir(target)) if not _is_build_file(target / name, build_files)]
         if foreign:
             raise DawgError(f"{out_dir}: holds {foreign[0]!r}, which is not part of a lexicon build; "
                             f"not replacing it")
     for entry in _leftovers(target.parent, target.name):
-        if not _is_leftover(entry):
+        if not _is_leftover(entry, build_files):
             raise DawgError(f"{entry}: named like a build's, but not a leftover of a build; not deleting it")
 
 
-def _is_build_file(path: Path) -> bool:
-    return path.name in BUILD_FILES and stat.S_ISREG(os.lstat(path).st_mode)
+def _is_build_file(path: Path, build_files: Collection[str]) -> bool:
+    return path.name in build_files and stat.S_ISREG(os.lstat(path).st_mode)
 
 
 def _leftovers(parent: Path, name: str) -> list[Path]:
@@ -137,13 +78,13 @@ def _leftovers(parent: Path, name: str) -> list[Path]:
     return [parent / entry for entry in sorted(names) if leftover.fullmatch(entry)]
 
 
-def _is_leftover(path: Path) -> bool:
+def _is_leftover(path: Path, build_files: Collection[str]) -> bool:
     """The lock is an empty regular file; a killed build's directory holds only build files."""
     try:
         st = os.lstat(path)
         if path.name.endswith(".lock"):
             return stat.S_ISREG(st.st_mode) and st.st_size == 0
-        return stat.S_ISDIR(st.st_mode) and all(_is_build_file(path / name) for name in os.listdir(path))
+        return stat.S_ISDIR(st.st_mode) and all(_is_build_file(path / name, build_files) for name in os.listdir(path))
     except FileNotFoundError:  # deleted meanwhile (a build that finished, or its cleanup)
         return True
     except OSError:  # unreadable: not provably ours
@@ -151,8 +92,9 @@ def _is_leftover(path: Path) -> bool:
 
 
 def write_files(out_dir: Path, files: dict[str, bytes]) -> None:
-    """Make `out_dir` hold exactly `files` (name -> bytes), switching from any old build atomically."""
-    check_output_dir(out_dir)
+    """Make `out_dir` hold exactly `files` (name -> bytes), switching from any old build atomically;
+    an old build's files are named as these."""
+    check_output_dir(out_dir, files.keys())
     target = Path(os.path.realpath(out_dir))  # through a symlink: the link stays, its directory is swapped
     parent, name = target.parent, target.name
     if target == parent:
@@ -163,7 +105,7 @@ def write_files(out_dir: Path, files: dict[str, bytes]) -> None:
         raise DawgError(f"{out_dir}: cannot create output directory ({_reason(err)})") from None
     try:
         with _locked(parent / f".{name}.lock"):
-            check_output_dir(out_dir)  # again: another build or a user may have acted while we waited
+            check_output_dir(out_dir, files.keys())  # again: another build or a user may have acted while we waited
             _remove_stale(parent, name)
             _switch_in(parent, target, files)
     except OSError as err:

@@ -17,11 +17,12 @@ from functools import cache, cached_property
 
 import numpy as np
 
-from .charset import Charset
+from .charset import QU, QU_FACE, Charset, face_of, symbol_of
 from .errors import DawgError, ParameterError
-from .kernels import NO_LETTER, SECOND
+from .kernels import NO_LETTER
 
 MAX_SIDE = 8
+MAX_NEIGHBOURS = 8  # cells a cell touches at most
 BLANK = "."
 CARD = (0, 0, 0, 1, 1, 2, 3, 5)  # points by length in letters; 8 or more letters score 11
 LONG_WORD_POINTS = 11
@@ -92,8 +93,8 @@ def parse_size(text: str) -> Shape:
 
 def face_token(face: str) -> str:
     """How a face is written in board notation: 'a', 'q' (Qu), '(th)', '.' (blank)."""
-    if face == "qu":
-        return "q"
+    if face == QU_FACE:
+        return QU
     if len(face) == 2:
         return f"({face})"
     return face or BLANK
@@ -121,7 +122,7 @@ class Board:
     @cached_property
     def single_letters(self) -> bool:
         """True when every cell is one letter, Qu or blank (the fast encoding path)."""
-        return all(len(f) == 1 or f == "qu" for f in self.faces)
+        return all(len(symbol_of(f)) == 1 for f in self.faces)
 
     def cell_text(self, cell: int) -> str:
         """How a cell reads on the die: 'Qu', 'Th', 'A', or '.' for a blank."""
@@ -158,11 +159,11 @@ def _faces_of(row: str, shown: str) -> list[str]:
                             f"'(th)' for a two-letter face, '.' for a blank)")
         pair, single = match.groups()
         if pair is not None:
-            if "q" in pair and pair != "qu":
-                raise DawgError(f"board {shown!r}: face '({pair})': 'q' is written alone, as the Qu die")
-            faces.append(pair if len(pair) == 2 else ("qu" if pair == "q" else pair))
+            if QU in pair and pair != QU_FACE:
+                raise DawgError(f"board {shown!r}: face '({pair})': '{QU}' is written alone, as the Qu die")
+            faces.append(face_of(pair))
         else:
-            faces.append("qu" if single == "q" else ("" if single == BLANK else single))
+            faces.append("" if single == BLANK else face_of(single))
         at = match.end()
     return faces
 
@@ -208,33 +209,25 @@ def neighbours(shape: Shape) -> tuple[tuple[int, ...], ...]:
 
 
 @cache
+def neighbour_table(shape: Shape) -> tuple[np.ndarray, np.ndarray]:
+    """`neighbours` as arrays for compiled code: a (cells, MAX_NEIGHBOURS) table, -1 padding, and
+    each cell's count. Shared between callers: read only."""
+    around = neighbours(shape)
+    table = np.full((shape.cells, MAX_NEIGHBOURS), -1, np.int64)
+    for cell, cells in enumerate(around):
+        table[cell, :len(cells)] = cells
+    return table, np.array([len(c) for c in around], np.int64)
+
+
+@cache
 def neighbour_bits(shape: Shape) -> tuple[int, ...]:
     """Bit set of the neighbours of each cell, then of all cells (the walk's virtual root)."""
     return tuple(sum(1 << nb for nb in cell) for cell in neighbours(shape)) + ((1 << shape.cells) - 1,)
 
 
-def letter_table(charset: Charset) -> np.ndarray:
-    """Byte -> cell code for one-letter notation; NO_LETTER for blanks and letters outside the charset."""
-    table = np.full(256, NO_LETTER, np.int64)
-    for i, ch in enumerate(charset.letters):
-        table[ord(ch)] = i
-    return table
-
-
-def _face_code(face: str, charset: Charset) -> int:
-    """Cell code of a face, or -1 if it uses a letter outside the charset."""
-    if not face:
-        return NO_LETTER
-    if face == "qu" or len(face) == 1:
-        index = charset.letters.find(face[0])
-        return index if index >= 0 else -1
-    first, second = charset.letters.find(face[0]), charset.letters.find(face[1])
-    return first + SECOND * (second + 1) if first >= 0 and second >= 0 else -1
-
-
 def blank_foreign(board: Board, charset: Charset) -> Board:
     """`board` as `skip_foreign` scores it: each face that uses a letter outside `charset` blank."""
-    faces = tuple(face if _face_code(face, charset) >= 0 else "" for face in board.faces)
+    faces = tuple(face if charset.cell_code(face) >= 0 else "" for face in board.faces)
     return board if faces == board.faces else Board(faces, board.shape)
 
 
@@ -249,20 +242,18 @@ def encode(boards: list[Board], charset: Charset, skip_foreign: bool = False) ->
     if simple:
         text = "".join(boards[i].notation.replace("/", "") for i in simple).encode("ascii")
         raw = np.frombuffer(text, np.uint8).reshape(len(simple), cells)
-        table = letter_table(charset)
-        simple_codes = table[raw]
+        simple_codes = charset.code_table()[raw]
         simple_codes[(simple_codes == NO_LETTER) & (raw != ord(BLANK))] = -1
         codes[simple] = simple_codes
     for i, b in enumerate(boards):
         if not b.single_letters:
-            codes[i] = [_face_code(f, charset) for f in b.faces]
+            codes[i] = [charset.cell_code(f) for f in b.faces]
     foreign = codes < 0
     if foreign.any():
         if not skip_foreign:
             b, cell = map(int, np.argwhere(foreign)[0])
             face = boards[b].cell_text(cell)
-            raise ForeignLetterError(b, f"board {boards[b].notation!r}: {face!r} uses a letter outside the "
-                                        f"lexicon's charset {charset.letters.upper()}")
+            raise ForeignLetterError(b, f"board {boards[b].notation!r}: {charset.foreign(face)}")
         codes[foreign] = NO_LETTER
     return codes
 
@@ -302,8 +293,7 @@ def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
     """
     if shape is not None:
         shape = Shape.of(shape)
-    table = letter_table(charset)
-    table[np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", np.uint8)] = table[np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", np.uint8)]
+    table = charset.code_table()
     known = np.zeros(256, bool)
     known[np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", np.uint8)] = True
     plain: dict[Shape, list[int]] = {}
@@ -333,8 +323,7 @@ def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
             if not skip_foreign:
                 row, cell = map(int, np.argwhere(bad)[0])
                 text = texts[indices[row]]
-                raise ForeignLetterError(indices[row], f"board {text!r}: {text[cell].upper()!r} uses a letter "
-                                         f"outside the lexicon's charset {charset.letters.upper()}")
+                raise ForeignLetterError(indices[row], f"board {text!r}: {charset.foreign(text[cell].upper())}")
         groups[size] = (np.array(indices, np.int64), codes)
     for size, items in parsed.items():
         try:

@@ -1,8 +1,11 @@
-"""Reduced character sets: which letters a lexicon holds and the index of each.
+"""Reduced character sets: which letters a lexicon holds, and the one rule from letters to codes.
 
 A charset is a set of lower-case letters kept in alphabetical order; a letter's
-index is its position in that order, which is the order children are stored in
-every format. 'q' stands for the Qu die, so a word's "qu" is one symbol.
+index (its code) is its position in that order, which is the order children are
+stored in every format. 'q' stands for the Qu die, so a word's "qu" is one
+symbol. Everything that turns letters, faces or folded words into codes and back
+(boards, dice, search, proof, the kernels' Qu code) goes through this module, as
+does the one wording of a letter outside the charset.
 
 `--charset N` picks the first N letters of `RANKING`, a fixed order: letter
 frequency in TWL06 (E S I A R N T O L C D U P M G ...), except that U is moved
@@ -15,8 +18,12 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
 
 from .errors import ParameterError
+from .kernels import NO_LETTER, SECOND
 
 ALPHABET = string.ascii_lowercase
 JPA14 = "acdegilmnoprst"
@@ -25,6 +32,34 @@ MAX_LETTERS = 26
 
 assert sorted(RANKING) == list(ALPHABET)
 assert sorted(RANKING[:14]) == list(JPA14)
+
+QU = "q"        # the Qu die's symbol: one letter of a folded word, one cell of board notation
+QU_FACE = "qu"  # what that die shows, and what the symbol spells in a word
+
+
+def face_of(symbol: str) -> str:
+    """The face a one-letter symbol stands for ('q' -> 'qu')."""
+    return QU_FACE if symbol == QU else symbol
+
+
+def symbol_of(face: str) -> str:
+    """The symbol of a face ('qu' -> 'q'); other faces are their own."""
+    return QU if face == QU_FACE else face
+
+
+def fold(word: str) -> str:
+    """A spelled word with each "qu" as the one symbol 'q'."""
+    return word.replace(QU_FACE, QU)
+
+
+def unfold(word: str) -> str:
+    """A folded word as it is spelled."""
+    return word.replace(QU, QU_FACE)
+
+
+def spelled_length(word: str) -> int:
+    """Letters of a folded word as spelled ("qu" counts two)."""
+    return len(word) + word.count(QU)
 
 
 @dataclass(frozen=True)
@@ -50,6 +85,56 @@ class Charset:
 
     def __contains__(self, letter: str) -> bool:
         return letter in self.letters
+
+    def code(self, symbol: str) -> int:
+        """The code of a one-letter symbol ('q' for Qu), or -1 when the charset lacks it."""
+        return self.letters.find(symbol) if len(symbol) == 1 else -1
+
+    def codes(self, symbols: str) -> list[int]:
+        """The codes of a string of symbols, each in the charset."""
+        return [self.letters.index(ch) for ch in symbols]
+
+    def symbols(self, codes) -> str:
+        """The symbols of letter codes, as one string ('q' for Qu)."""
+        return "".join(self.letters[c] for c in codes)
+
+    def face(self, code: int) -> str:
+        """The face a letter code shows ('qu' for Qu's)."""
+        return face_of(self.letters[code])
+
+    @cached_property
+    def qu_code(self) -> int:
+        """The code of the Qu die (a cell of two letters), or -1 when the charset lacks it."""
+        return self.code(QU)
+
+    def cell_code(self, face: str) -> int:
+        """The kernels' code of a board face: its letter code ('a', 'qu'), NO_LETTER for a
+        blank, first + SECOND * (second + 1) for a two-letter face; -1 if it uses a letter
+        outside the charset."""
+        if not face:
+            return NO_LETTER
+        symbol = symbol_of(face)
+        if len(symbol) == 1:
+            return self.code(symbol)
+        first, second = self.code(face[0]), self.code(face[1])
+        return first + SECOND * (second + 1) if first >= 0 and second >= 0 else -1
+
+    def code_table(self, missing: int = NO_LETTER, dtype=np.int64) -> np.ndarray:
+        """Byte -> code of one-letter notation in either case; `missing` for every other byte."""
+        table = np.full(256, missing, dtype)
+        for code, ch in enumerate(self.letters):
+            table[ord(ch)] = table[ord(ch.upper())] = code
+        return table
+
+    def outside(self, symbols: str) -> bool:
+        """Whether a string of symbols uses a letter outside the charset."""
+        return not set(symbols) <= set(self.letters)
+
+    def foreign(self, shown: str | None = None) -> str:
+        """The one wording of a letter outside the charset; `shown` (a letter, face or board as
+        the user wrote it) names what uses it, else the sentence's subject is the caller's."""
+        problem = f"uses a letter outside the lexicon's charset {self.letters.upper()}"
+        return problem if shown is None else f"{shown!r} {problem}"
 
 
 def ranked(n: int) -> Charset:

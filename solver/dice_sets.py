@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .board import MAX_SIDE, Board, Shape
+from .charset import QU, QU_FACE
 from .errors import DawgError, ParameterError, reading
 
 DEFAULT_DICE = "classic"
@@ -143,9 +144,9 @@ def _face(token: str, where: str) -> str:
     face = token.lower()
     if face in _BLANKS:
         return ""
-    if face in ("q", "qu"):
-        return "qu"
-    if face.isascii() and face.isalpha() and len(face) <= 2 and "q" not in face:
+    if face in (QU, QU_FACE):
+        return QU_FACE
+    if face.isascii() and face.isalpha() and len(face) <= 2 and QU not in face:
         return face
     raise DawgError(f"{where}: face {token!r} is not a letter, Qu, a two-letter face like Th, "
                     f"or a blank ('.' or '_')")
@@ -158,9 +159,9 @@ def _compact_die(token: str, where: str) -> tuple[str, ...]:
     at = 0
     while at < len(lowered):
         ch = lowered[at]
-        if ch == "q":
-            faces.append("qu")
-            at += 2 if lowered.startswith("qu", at) else 1
+        if ch == QU:
+            faces.append(QU_FACE)
+            at += 2 if lowered.startswith(QU_FACE, at) else 1
             continue
         if ch in _BLANKS:
             faces.append("")

@@ -59,7 +59,7 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, skip_fo
     cells = board.shape.cells
     bits = neighbours or neighbour_bits(board.shape)
     cell_len, nbr_mask, near = [0] * cells, [0] * (cells + 1), [0] * ((cells + 1) * kernels.NEAR)
-    kernels.prepare_board(codes, charset.letters.find("q"), bits, cell_len, nbr_mask, near)
+    kernels.prepare_board(codes, charset.qu_code, bits, cell_len, nbr_mask, near)
     board_args = (codes, cell_len, nbr_mask, near, card_table(cells).tolist())
     width = cells + 2
     capacity = FOUND_PER_CELL * cells if want_words else 0

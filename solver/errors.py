@@ -3,9 +3,9 @@
 Every user-facing failure (a missing file, a corrupt lexicon, a malformed board)
 raises `DawgError` with a one-line message naming the file, line or field. The
 command-line entry points (`boggle_dawg.cli_common.run_cli`) turn it into
-`prog: error: message` and exit status 1 (2 for a `UsageError` or a
-`ParameterError`, named there as the flag that set it), so no user
-ever sees a traceback for bad input.
+`prog: error: message` and exit status 1 (2 for a `ParameterError`, named
+there as the flag that set it, as for the command line's own usage errors),
+so no user ever sees a traceback for bad input.
 """
 
 from __future__ import annotations
@@ -26,10 +26,6 @@ class ParameterError(DawgError):
         super().__init__(f"{name}: {problem}")
         self.name = name
         self.problem = problem
-
-
-class UsageError(DawgError):
-    """A command line that cannot be run as given: wrong arguments or an option value out of range."""
 
 
 @contextmanager

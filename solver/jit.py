@@ -1,4 +1,5 @@
-"""Compile the formats' board walks with numba, cached on disk, for batch scoring.
+"""Compile the formats' board walks with numba, cached on disk, for batch scoring; and the
+one convention every numba kernel in solver/ is compiled with (`kernel`).
 
 Importing this module imports numba (about 0.2 s); the single-board path
 never does. The walks stay plain Python functions (each in its format's
@@ -25,17 +26,30 @@ from numba import types
 from numba.extending import intrinsic, overload
 
 from . import kernels as k
+from . import layout
 from .user_cache import cache_root
 
-_OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
+# Every compiled entry point: cached on disk, GIL released (threads score in parallel), numpy's
+# error model (a division by zero gives inf or 0 instead of raising, so no check in the hot loops).
+KERNEL_OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
+# Plain functions compiled into their callers (the walks, `solver.kernels`): only the options that
+# change the generated code; caching and the GIL belong to the entry point.
+INLINED_OPTIONS = dict(error_model=KERNEL_OPTIONS["error_model"])
+
+
+def kernel(func: Callable | None = None, /, **options) -> Callable:
+    """numba.njit with KERNEL_OPTIONS, plus a kernel's own `options` (such as inline="always");
+    `@kernel` or `@kernel(...)`."""
+    return numba.njit(func, **KERNEL_OPTIONS, **options)
 
 
 def _cache_dir(walk: Callable) -> Path:
     """Where numba caches the driver of `walk`: a directory named after the contents of
-    kernels.py, this file and the walk's module. numba stamps a cached function with its
-    own file only, and the driver compiles those files' code into itself, so a change to
-    any of them must not find an old cache. Older caches of the same walk are removed."""
-    sources = [Path(k.__file__), Path(__file__), Path(inspect.getfile(walk))]
+    kernels.py, layout.py (whose bit fields the walks compile in), this file and the walk's
+    module. numba stamps a cached function with its own file only, and the driver compiles
+    those files' code into itself, so a change to any of them must not find an old cache.
+    Older caches of the same walk are removed."""
+    sources = [Path(k.__file__), Path(layout.__file__), Path(__file__), Path(inspect.getfile(walk))]
     digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()[:16]
     name = f"{walk.__module__}.{walk.__qualname__}"
     here = cache_root() / "numba" / f"{name}-{digest}"
@@ -83,7 +97,7 @@ def _compiled_in_place(func):
         return func
 
     typer.__signature__ = inspect.signature(func)
-    overload(func, jit_options={"error_model": "numpy"})(typer)
+    overload(func, jit_options=INLINED_OPTIONS)(typer)
 
 
 for _func in (k.prepare_board, k.neighbours_with, k.record):
@@ -110,7 +124,7 @@ def _driver(walk: Callable) -> Callable:
     user_cache_dir = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = str(_cache_dir(walk))
     try:
-        return numba.njit(**_OPTIONS)(batch)
+        return kernel(batch)
     finally:
         numba.config.CACHE_DIR = user_cache_dir
 

@@ -7,9 +7,18 @@ board runs them directly in CPython on lists and memoryviews, which costs
 milliseconds but avoids numba's ~0.2 s import and cache load.
 
 The walks share their shape and differ in how a node is decoded and a word is
-numbered. Each format keeps its own walk on purpose: a walk that took the
-format's step as a function argument could not inline it, and the step is the
-hot path.
+numbered: the start (a root node word, or the ADTDAWG's virtual start block),
+the step from a position to a cell's child (popcount over a letter mask, the
+DAWG's edge table with its rank skips, the ADTDAWG's child-set positions and
+tracking markers) and the state a frame keeps beside the shared one (nothing,
+the rank, the marker base). Each format keeps its own walk on purpose. One
+template walk calling a format's step function (returning the word id, the
+end-of-word flag and the child's state) was measured against the trie walk
+(benchmarks/results/walks.md): compiled, numba inlines
+the step and batches score the same; in CPython, which scores every single
+board, the call per step makes the walk slower. Generating the walks from a
+text template would cost nothing in speed but leave the hot loop as code no
+one reads in a file.
 
 A walk is an explicit-stack depth-first search (no recursion: numba's disk
 cache cannot hold recursive functions, numba issue 6061). Cells used by the
@@ -45,8 +54,6 @@ Shared arguments (all flat, all integers):
 
 NO_LETTER = 63        # a letter index no mask bit ever matches
 SECOND = 64           # code = first + SECOND * (second + 1) for a two-letter face
-INDEX_MASK = 0xFFFFFFFF
-LETTER_MASK = (1 << 26) - 1
 FRAME = 6             # stack integers per path position
 NEAR = 32             # row width of the per-board `near` table (letters <= 26)
 

@@ -57,7 +57,7 @@ def _available(snap: Snapshot, name: str | None) -> tuple[Manifest | None, dict[
         names = FORMATS[fmt].files(snap, name)
         return None, {fmt: names} if names and all(snap.is_file(n) for n in names) else {}
     if manifest:
-        return manifest, {fmt: [e["file"] for e in manifest.files(fmt)] for fmt in FORMATS if manifest.has(fmt)}
+        return manifest, {fmt: [e["file"] for e in manifest.files(fmt)] for fmt in FORMATS}
     found = {}
     for fmt, spec in FORMATS.items():
         names = spec.files(snap, None)
@@ -67,7 +67,7 @@ def _available(snap: Snapshot, name: str | None) -> tuple[Manifest | None, dict[
 
 
 def _load(snap: Snapshot, fmt: str, names: list[str], manifest: Manifest | None) -> Lexicon:
-    lex = FORMATS[fmt].lexicon.load(snap, names, manifest)
+    lex = FORMATS[fmt].lexicon.load(snap, names, manifest.entry(fmt) if manifest else None)
     if manifest and (lex.charset != manifest.charset or lex.word_count != manifest.data["words"]):
         raise DawgError(f"{lex.path}: charset or word count differs from {manifest.path}")
     if lex.walk.id_count > MAX_WORD_IDS:

@@ -128,3 +128,9 @@ def fields(**schema: Check) -> Check:
             out[key] = inner(value[key], child)
         return out
     return check
+
+
+# A file name a reader opens inside a directory: no path, no control characters.
+file_name = text(r"(?!\.\.?\Z)[^/\x00-\x1f\x7f]{1,255}", "a plain file name")
+sha256 = text(r"[0-9a-f]{64}", "a 64-digit hex string")
+FILE_ENTRY = {"file": file_name, "bytes": integer(), "sha256": sha256}  # a file as a manifest records it

@@ -20,9 +20,10 @@ import numpy as np
 
 from boggle_dawg.solver.charset import JPA14
 from boggle_dawg.solver.formats.adtdawg import ADT_FILES
-from boggle_dawg.solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE, AdtLayout, child_set_fields, node_word
+from boggle_dawg.solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE
 from boggle_dawg.solver.formats.dawg import DAWG_FILE, DAWG_MAGIC
 from boggle_dawg.solver.formats.trie import TRIE_FILE, TRIE_MAGIC
+from boggle_dawg.solver.layout import AdtLayout, child_set_entries, edge_word, node_word
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 CRC_OFFSET = HEADER.fields["crc32"][1]
@@ -54,21 +55,11 @@ def trie_file(letters: str, first, mask, eow, max_length: int) -> bytes:
 
 def dawg_file(letters: str, first, mask, eow, child, skip, counts, max_length: int) -> bytes:
     states = node_word(np.asarray(first), np.asarray(mask), np.asarray(eow)).astype("<u8")
-    edges = np.asarray(child, np.uint64) | (np.asarray(skip, np.uint64) << np.uint64(32))
+    edges = edge_word(child, skip)
     counts = np.asarray([c % 2**32 for c in counts], "<u4")
     body = states.tobytes() + edges.astype("<u8").tobytes() + counts.tobytes()
     return header_bytes(DAWG_MAGIC, letters, max_length, int(counts[0]), len(states), len(edges),
                         body) + body
-
-
-def child_set_entries(positions: np.ndarray, layout: AdtLayout) -> np.ndarray:
-    """Child-set words of a layout from an (M, letters) table of 1-based positions."""
-    word, shift, width = child_set_fields(layout.letters)
-    out = np.zeros((len(positions), layout.child_set_words), np.uint64)
-    for letter in range(layout.letters):
-        field = np.asarray(positions)[:, letter].astype(np.uint64) & np.uint64((1 << int(width[letter])) - 1)
-        out[:, word[letter]] |= field << np.uint64(shift[letter])
-    return out
 
 
 def adt_parts(layout: AdtLayout, first, child_set, eow, positions, tracking, wide: int | None = None) -> list[bytes]:
@@ -79,9 +70,8 @@ def adt_parts(layout: AdtLayout, first, child_set, eow, positions, tracking, wid
     """
     n = len(first)
     wide = n if wide is None else wide
-    nodes = (np.asarray(first, np.uint64) | (np.asarray(child_set, np.uint64) << np.uint64(layout.first_child_bits))
-             | (np.asarray(eow, np.uint64) << np.uint64(layout.eow_shift))).astype(layout.node_dtype)
-    sets = child_set_entries(np.asarray(positions), layout)
+    nodes = layout.node_words(first, child_set, eow)
+    sets = child_set_entries(np.asarray(positions), layout.letters)
     t = [int(v) % 2**32 for v in tracking]
     return [np.uint32(n).tobytes() + nodes.tobytes(),
             np.uint64(len(sets)).tobytes() + sets.astype("<u8").tobytes(),

@@ -44,9 +44,20 @@ from adversarial import (
 )
 
 from boggle_dawg.solver.formats.adtdawg import ADT_FILES
-from boggle_dawg.solver.formats.common import HEADER, MANIFEST_FILE, AdtLayout, child_set_fields
+from boggle_dawg.solver.formats.common import HEADER, MANIFEST_FILE
 from boggle_dawg.solver.formats.dawg import DAWG_FILE
 from boggle_dawg.solver.formats.trie import TRIE_FILE
+from boggle_dawg.solver.layout import (
+    EOW_SHIFT,
+    INDEX_MASK,
+    LETTER_MASK,
+    LETTERS_SHIFT,
+    RESERVED_MASK,
+    RESERVED_SHIFT,
+    SKIP_SHIFT,
+    AdtLayout,
+    child_set_fields,
+)
 
 KINDS = ("flip", "field", "resize", "raw", "splice", "manifest", "hostile")
 FORMATS = ("trie", "dawg", "adtdawg")
@@ -200,10 +211,15 @@ def header_fields(name: str, data: bytes) -> list[Field]:
     return out
 
 
+INDEX_BITS = INDEX_MASK.bit_length()
+
+
 def node_fields(name: str, offset: int, index: int, bound: int, what: str) -> list[Field]:
     at = offset + 8 * index
-    return [Field(name, at, 8, 0, 32, bound, f"{what}.first"), Field(name, at, 8, 32, 26, bound, f"{what}.mask"),
-            Field(name, at, 8, 58, 5, bound, f"{what}.reserved"), Field(name, at, 8, 63, 1, bound, f"{what}.eow")]
+    return [Field(name, at, 8, 0, INDEX_BITS, bound, f"{what}.first"),
+            Field(name, at, 8, LETTERS_SHIFT, LETTER_MASK.bit_length(), bound, f"{what}.mask"),
+            Field(name, at, 8, RESERVED_SHIFT, RESERVED_MASK.bit_length(), bound, f"{what}.reserved"),
+            Field(name, at, 8, EOW_SHIFT, 1, bound, f"{what}.eow")]
 
 
 def trie_fields(data: bytes, rng: random.Random) -> list[Field]:
@@ -218,15 +234,15 @@ def dawg_fields(data: bytes, rng: random.Random) -> list[Field]:
     fields.append(Field(DAWG_FILE, counts_at + 4 * rng.randrange(n), 4, 0, 32, _u(data, 40, 4), "count"))
     if e:
         at = 64 + 8 * n + 8 * rng.randrange(e)
-        fields += [Field(DAWG_FILE, at, 8, 0, 32, n, "edge.child"), Field(DAWG_FILE, at, 8, 32, 32, _u(data, 40, 4), "edge.skip")]
+        fields += [Field(DAWG_FILE, at, 8, 0, INDEX_BITS, n, "edge.child"),
+                   Field(DAWG_FILE, at, 8, SKIP_SHIFT, 64 - SKIP_SHIFT, _u(data, 40, 4), "edge.skip")]
     return fields
 
 
 def case_layout(case: Path) -> AdtLayout:
     """The ADTDAWG layout the manifest declares (the reference layout without one)."""
     try:
-        layout = read_manifest_dict(case)["adtdawg"]["layout"]
-        return AdtLayout(layout["letters"], layout["first_child_bits"], layout["child_set_bits"])
+        return AdtLayout.from_manifest(read_manifest_dict(case)["adtdawg"]["layout"])
     except Exception:  # noqa: BLE001 (a mangled manifest: read as the reference layout)
         return AdtLayout()
 

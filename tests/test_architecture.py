@@ -75,17 +75,13 @@ def test_stages_import_only_downwards(stage, forbidden):
     assert bad == set()
 
 
-def test_no_module_level_import_circle():
-    graph = {name: {t for t in imports(name, path, top_level_only=True) if t in MODULES and t != name}
-             for name, path in MODULES.items()}
-    # a package's __init__ importing its own submodules is how a package is assembled, not a circle
-    for name in graph:
-        graph[name] = {t for t in graph[name] if not (t.startswith(name + ".") and MODULES[name].name == "__init__.py")}
+def find_circle(graph: dict[str, set[str]]) -> list[str]:
+    """An import circle of `graph` (node -> nodes it imports), as the path round it; [] if none."""
     state: dict[str, int] = {}
     circle: list[str] = []
 
     def visit(start: str) -> None:
-        stack = [(start, iter(sorted(graph[start])))]
+        stack = [(start, iter(sorted(graph.get(start, ()))))]
         state[start] = 1
         path = [start]
         while stack:
@@ -101,12 +97,43 @@ def test_no_module_level_import_circle():
             elif child not in state:
                 state[child] = 1
                 path.append(child)
-                stack.append((child, iter(sorted(graph[child]))))
+                stack.append((child, iter(sorted(graph.get(child, ())))))
 
     for name in sorted(graph):
         if name not in state and not circle:
             visit(name)
-    assert circle == []
+    return circle
+
+
+def test_no_module_level_import_circle():
+    graph = {name: {t for t in imports(name, path, top_level_only=True) if t in MODULES and t != name}
+             for name, path in MODULES.items()}
+    # a package's __init__ importing its own submodules is how a package is assembled, not a circle
+    for name in graph:
+        graph[name] = {t for t in graph[name] if not (t.startswith(name + ".") and MODULES[name].name == "__init__.py")}
+    assert find_circle(graph) == []
+
+
+def solver_unit(name: str) -> str | None:
+    """The part of the solver a module (or a name in it) belongs to: its subpackage of solver/
+    (`boggle_dawg.solver.formats`), or the top-level module itself (`boggle_dawg.solver.manifest`)."""
+    parts = name.split(".")
+    return ".".join(parts[:3]) if len(parts) > 2 and parts[:2] == ["boggle_dawg", "solver"] else None
+
+
+def test_no_import_circle_between_the_solver_parts():
+    """No two parts of the solver (subpackages and top-level modules) import each other, however
+    indirectly, counting every import: also those inside functions and under TYPE_CHECKING,
+    which run later or only for the type checker but tie the parts together all the same."""
+    graph: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        source = solver_unit(name)
+        if source:
+            graph.setdefault(source, set()).update(
+                target for target in map(solver_unit, imports(name, path, top_level_only=False))
+                if target and target != source)
+    assert "boggle_dawg.solver.formats" in graph["boggle_dawg.solver.lexicon"]  # the walk sees the imports
+    assert find_circle(graph) == []
 
 
 def test_the_library_never_prints():

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from boggle_dawg import solve_cli as cli
+from boggle_dawg import batch
 from boggle_dawg.solver.lexicon import open_lexicon
 
 from clitools import build_small_lexicon
@@ -52,7 +52,7 @@ def test_every_bad_line_is_reported_and_the_rest_scored(lexicon, tmp_path):
 
 
 def test_a_bad_line_after_many_chunks_loses_nothing(lexicon):
-    count = 2 * cli.CHUNK_LINES + 100
+    count = 2 * batch.CHUNK_LINES + 100
     lines = boards(count)
     lines[count - 50] = "not a board!"
     proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "-q", "--line-numbers", stdin="\n".join(lines))

@@ -9,7 +9,7 @@ import random
 import msgpack
 import pytest
 
-import boggle_dawg.compiler.build
+import boggle_dawg.compiler.dawg
 import boggle_dawg.compiler.write
 from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.compiler.verify import verify
@@ -153,7 +153,7 @@ def test_running_out_of_memory_is_one_line_and_keeps_the_old_build(tmp_path, mon
     def exhausted(*args):
         raise MemoryError
 
-    monkeypatch.setattr(boggle_dawg.compiler.build, "minimise", exhausted)
+    monkeypatch.setattr(boggle_dawg.compiler.dawg, "minimise", exhausted)
     with pytest.raises(DawgError, match=f"{source}: not enough memory to build this lexicon"):
         build_lexicon(source, parse_charset("26"), out)
     assert files_of(out) == before

@@ -27,10 +27,10 @@ import pytest
 from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.solver.board import parse_size
 from boggle_dawg.solver.charset import parse_charset
-from boggle_dawg.solver.cluster import Checkpoint, Engine, Job, read_checkpoint
+from boggle_dawg.solver.cluster import Checkpoint, Engine, Job, read_checkpoint, run_plan
 from boggle_dawg.solver.cluster.checkpoint import record_line
 from boggle_dawg.solver.cluster.engine import TaskError, run_task
-from boggle_dawg.solver.cluster.search_job import SearchPlan, search_in_process, search_on_engine
+from boggle_dawg.solver.cluster.search_job import SearchPlan, search_in_process
 from boggle_dawg.solver.cluster.worker import LexiconRef
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.lexicon import open_lexicon
@@ -134,8 +134,7 @@ def test_one_task_is_the_plain_search(lexicon):
 
 
 def test_workers_of_a_separate_scheduler_give_the_in_process_answer(cluster, lexicon, reference):
-    with Engine(scheduler=cluster) as engine:
-        result, outcome = search_on_engine(_plan(lexicon), engine)
+    result, outcome = run_plan(_plan(lexicon), scheduler=cluster)
     assert outcome.complete and not outcome.resumed
     assert (result.top, result.rounds, result.evaluations, result.stopped) == (
         reference.top, reference.rounds, reference.evaluations, reference.stopped)
@@ -187,8 +186,7 @@ def test_ctrl_c_as_a_record_is_made_durable_keeps_it(cluster, lexicon, tmp_path,
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Checkpoint, "append", interrupted_after_the_write)
-    with Checkpoint.open(path, plan.header(), resume=False) as checkpoint, Engine(scheduler=cluster) as engine:
-        outcome = engine.run(plan.job(), checkpoint)
+    _, outcome = run_plan(plan, scheduler=cluster, checkpoint=path)
     assert outcome.interrupted and not outcome.complete
     assert list(outcome.records) == list(read_checkpoint(path).records) and len(outcome.records) == 1
 
@@ -249,7 +247,7 @@ def test_a_killed_worker_is_survived(cluster, lexicon, reference):
                 os.kill(pids[victim], signal.SIGKILL)
                 killed.append(victim)
 
-        result, outcome = search_on_engine(_plan(lexicon), engine, on_status=statuses.append, on_record=kill_one)
+        result, outcome = run_plan(_plan(lexicon), engine=engine, on_status=statuses.append, on_record=kill_one)
         engine.client.wait_for_workers(2, timeout=60)  # the worker's nanny starts a new one for the next tests
     assert killed and outcome.complete
     assert statuses[-1].lost >= 1 and statuses[-1].done == TASKS  # the progress display counts the loss
@@ -259,15 +257,13 @@ def test_a_killed_worker_is_survived(cluster, lexicon, reference):
 def test_a_truncated_checkpoint_is_resumed_from(cluster, lexicon, reference, tmp_path):
     path = tmp_path / "run.ckpt"
     plan = _plan(lexicon)
-    with Checkpoint.open(path, plan.header(), resume=False) as checkpoint, Engine(scheduler=cluster) as engine:
-        search_on_engine(plan, engine, checkpoint)
+    run_plan(plan, scheduler=cluster, checkpoint=path)
     lines = path.read_bytes().splitlines(keepends=True)
     kept = lines[:1 + TASKS // 2]
     torn = record_line(7, {"half": "a record"})[:-9]
     path.write_bytes(b"".join(kept) + torn)
-    with Checkpoint.open(path, plan.header(), resume=True) as checkpoint, Engine(scheduler=cluster) as engine:
-        assert len(checkpoint.records) == TASKS // 2
-        result, outcome = search_on_engine(plan, engine, checkpoint)
+    assert len(read_checkpoint(path).records) == TASKS // 2
+    result, outcome = run_plan(plan, scheduler=cluster, checkpoint=path, resume=True)
     assert len(outcome.resumed) == TASKS // 2
     assert (result.top, result.rounds, result.evaluations) == (reference.top, reference.rounds, reference.evaluations)
     contents = read_checkpoint(path)
@@ -331,8 +327,7 @@ def test_a_task_error_is_returned_once_not_raised_for_retries(tmp_path):
 
 def test_a_target_stops_the_run(cluster, lexicon, reference):
     target = reference.top[0].score
-    with Engine(scheduler=cluster) as engine:
-        result, outcome = search_on_engine(_plan(lexicon, budget=Budget(rounds=ROUNDS, target=target)), engine)
+    result, outcome = run_plan(_plan(lexicon, budget=Budget(rounds=ROUNDS, target=target)), scheduler=cluster)
     assert result.stopped == "target" and result.best.score >= target
 
 
@@ -418,11 +413,9 @@ def test_a_lost_scheduler_is_named_and_the_checkpoint_offered(lexicon, tmp_path)
             time.sleep(0.05)
         address = json.loads(info.read_text())["address"]
         plan = _plan(lexicon, tasks=3)
-        with Checkpoint.open(tmp_path / "run.ckpt", plan.header(), resume=False) as checkpoint, \
-                Engine(scheduler=address) as engine:
-            threading.Timer(0.5, scheduler.kill).start()
-            with pytest.raises(DawgError) as err:
-                engine.run(plan.job(), checkpoint)
+        with pytest.raises(DawgError) as err:
+            run_plan(plan, scheduler=address, checkpoint=tmp_path / "run.ckpt",
+                     on_start=lambda engine: threading.Timer(0.5, scheduler.kill).start())
     finally:
         scheduler.kill()
         scheduler.wait()
@@ -523,7 +516,7 @@ def test_a_proof_killed_20_times_and_resumed_finds_the_same_boards(cluster, lexi
 
 
 def test_a_proof_survives_a_killed_worker(cluster, lexicon, proof_reference):
-    from boggle_dawg.solver.cluster.prove_job import ProvePlan, prove_on_engine
+    from boggle_dawg.solver.cluster.prove_job import ProvePlan
 
     killed = []
     with Engine(scheduler=cluster) as engine:
@@ -534,8 +527,8 @@ def test_a_proof_survives_a_killed_worker(cluster, lexicon, proof_reference):
                 os.kill(pids[victim], signal.SIGKILL)
                 killed.append(victim)
 
-        result, outcome = prove_on_engine(ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE, PROVE_CLASSES),
-                                          engine, on_record=kill_one)
+        result, outcome = run_plan(ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE, PROVE_CLASSES),
+                                   engine=engine, on_record=kill_one)
         engine.client.wait_for_workers(2, timeout=60)
     assert killed and outcome.complete
     assert (result.boards, result.nodes) == (proof_reference.boards, proof_reference.nodes)

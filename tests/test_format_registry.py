@@ -1,10 +1,14 @@
-"""The format registry: a fourth format added here, in the test alone, opens and scores boards.
+"""The format registries: a fourth format added here, in the test alone, is built, verified,
+listed, opened and scored.
 
 The toy format is a sorted word list searched by bisection: a file of words,
 one per line after a header line naming the charset. Everything it needs lives
-in this module (its Lexicon subclass, its walk, its registry entry); the test
-registers it, scores boards with both engines and checks them against the
-independent brute-force scorer. Nothing outside this file knows it exists.
+in this module: on the reader side its Lexicon subclass, its walk, its manifest
+section and numbering, its registry entry; on the writer side its writer and
+summary line, and its entry in the compiler's registry. The tests register it,
+build it beside the other formats, verify and list the build, score boards with
+both engines and check them against the independent brute-force scorer.
+Nothing outside this file knows it exists.
 """
 
 from __future__ import annotations
@@ -13,18 +17,27 @@ import random
 from functools import cached_property
 from pathlib import Path
 
+import msgpack
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from boggle_dawg.compiler import writers
+from boggle_dawg.compiler.build import build_lexicon
+from boggle_dawg.compiler.format_writer import BuildWords, Writer, Written, file_entry
+from boggle_dawg.compiler.verify import verify
+from boggle_dawg.dawgc_cli import app
 from boggle_dawg.solver import formats
 from boggle_dawg.solver.board import Shape, parse_board
-from boggle_dawg.solver.charset import Charset
+from boggle_dawg.solver.charset import Charset, parse_charset
 from boggle_dawg.solver.engine import Walk
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats import Format
-from boggle_dawg.solver.formats.base import Lexicon, Snapshot
+from boggle_dawg.solver.formats.base import Lexicon, ManifestEntry, Snapshot, verify_sha256
+from boggle_dawg.solver.formats.common import MANIFEST_FILE
 from boggle_dawg.solver.kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
-from boggle_dawg.solver.lexicon import open_lexicon
+from boggle_dawg.solver.lexicon import open_lexicon, read_manifest
+from boggle_dawg.solver.schema import FILE_ENTRY, fields, integer
 
 from bruteforce import Reference
 
@@ -125,9 +138,11 @@ class SortedLexicon(Lexicon):
     format = "sorted"
 
     @classmethod
-    def load(cls, snap: Snapshot, names: list[str], manifest) -> SortedLexicon:
-        path = snap.path / names[0]
-        lines = snap.read(names[0]).tobytes().decode("ascii").split()
+    def load(cls, snap: Snapshot, names: list[str], recorded: ManifestEntry | None) -> SortedLexicon:
+        path, data = snap.path / names[0], snap.read(names[0])
+        if recorded:
+            verify_sha256(path, data, recorded.section)
+        lines = data.tobytes().decode("ascii").split()
         if not lines or not lines[0].startswith("charset="):
             raise DawgError(f"{path}: not a sorted word file")
         charset = Charset(lines[0].removeprefix("charset="))
@@ -154,19 +169,39 @@ class SortedLexicon(Lexicon):
 SORTED_FORMAT = Format("sorted", "a sorted word array searched by bisection", SortedLexicon,
                        owns=lambda name, magic: name.endswith(".sorted"),
                        files=lambda snap, name: [name] if name else
-                       ([SORTED_FILE] if snap.is_file(SORTED_FILE) else None))
+                       ([SORTED_FILE] if snap.is_file(SORTED_FILE) else None),
+                       section=fields(**FILE_ENTRY, longest=integer(1, 255)),
+                       numbering=lambda i, count: i)  # a word's number is its index
+
+
+def sorted_bytes(folded: list[str], charset: str) -> bytes:
+    return ("\n".join([f"charset={charset}", *folded]) + "\n").encode("ascii")
+
+
+def write_sorted_file(words: BuildWords, built: dict[str, object]) -> Written:
+    data = sorted_bytes(words.words, words.charset.letters)
+    longest = max(map(len, words.words))
+    return Written({SORTED_FILE: data}, {**file_entry(SORTED_FILE, data), "longest": longest}, None)
+
+
+SORTED_WRITER = Writer("sorted", "sorting words", (SORTED_FILE,), write_sorted_file, lambda section: (
+    f"longest {section['longest']} symbols, {section['bytes']} bytes  {section['file']}"))
 
 
 def write_sorted(directory: Path, words: list[str], charset: str = "abcdefghijklmnopqrstuvwxyz") -> Path:
     directory.mkdir(parents=True, exist_ok=True)
-    folded = sorted({w.replace("qu", "q") for w in words})
-    (directory / SORTED_FILE).write_text("\n".join([f"charset={charset}", *folded]) + "\n")
+    (directory / SORTED_FILE).write_bytes(sorted_bytes(sorted({w.replace("qu", "q") for w in words}), charset))
     return directory
 
 
 @pytest.fixture
 def registered(monkeypatch):
     monkeypatch.setitem(formats.FORMATS, "sorted", SORTED_FORMAT)
+    monkeypatch.setitem(writers.WRITERS, "sorted", SORTED_WRITER)
+
+
+def test_the_reader_and_writer_registries_name_the_same_formats_in_the_same_order():
+    assert list(writers.WRITERS) == list(formats.FORMATS)
 
 
 def random_board(rng: random.Random, shape: Shape) -> str:
@@ -199,3 +234,42 @@ def test_the_registry_finds_a_single_file_of_the_new_format(tmp_path, registered
     lex = open_lexicon(directory / SORTED_FILE)
     board = parse_board("sets/tate/aqes/tesu")
     assert lex.score(board) == Reference(WORDS).score(list(board.faces), 4, 4) > 0
+
+
+def test_a_fourth_format_is_built_verified_listed_and_scored(tmp_path, registered):
+    """Registered on both sides, the toy format is written by `dawgc build` beside the others, with
+    its manifest section and summary line; `dawgc verify` checks its numbering and that it holds the
+    words of the others; `dawgc info` lists it; it opens from the build and scores boards."""
+    source = tmp_path / "words.txt"
+    source.write_text("\n".join(WORDS) + "\n")
+    out = tmp_path / "build"
+    runner = CliRunner()
+    built = runner.invoke(app, ["build", str(source), "--out", str(out)])
+    assert built.exit_code == 0, built.output
+    section = read_manifest(out / MANIFEST_FILE).data["sorted"]
+    longest = max(len(w.replace("qu", "q")) for w in WORDS)
+    assert f"  sorted   longest {longest} symbols, {section['bytes']} bytes  {SORTED_FILE}" in built.output.splitlines()
+    result = verify(out, source)
+    assert result.ok, result.checks
+    assert f"ok    sorted ({out / SORTED_FILE}): structure valid, {len(WORDS)} words, numbering as documented" in result.checks
+    assert f"ok    trie, dawg, adtdawg, sorted hold the same {len(WORDS)} words" in result.checks
+    listed = runner.invoke(app, ["info", str(out)])
+    assert listed.exit_code == 0, listed.output
+    assert f"  sorted   {out / SORTED_FILE}: charset A" in listed.output
+    lex = open_lexicon(out, "sorted")
+    assert lex.format == "sorted" and lex.word_list() == sorted(WORDS)
+    board = parse_board("sets/tate/aqes/tesu")
+    assert lex.score(board) == lex.score_many([board])[0] == Reference(WORDS).score(list(board.faces), 4, 4) > 0
+
+
+def test_the_manifest_checks_a_new_format_s_section(tmp_path, registered):
+    source = tmp_path / "words.txt"
+    source.write_text("\n".join(WORDS) + "\n")
+    out = build_lexicon(source, parse_charset("26"), tmp_path / "build").out_dir
+    manifest = out / MANIFEST_FILE
+    data = msgpack.unpackb(manifest.read_bytes())
+    del data["sorted"]["longest"]
+    manifest.chmod(0o644)
+    manifest.write_bytes(msgpack.packb(data))
+    with pytest.raises(DawgError, match=f"^{manifest}: field sorted.longest: missing$"):
+        open_lexicon(out)

@@ -291,7 +291,7 @@ def test_api_errors(make_lexicon):
         prove_class(lex, plan, plan.class_count, 1)
     with pytest.raises(ParameterError, match="plan"):
         prove_class(other, plan, 0, 1)
-    for spec, message in [("ae,sx,t", "not in the lexicon's charset"), ("ae,s", "T missing"),
+    for spec, message in [("ae,sx,t", "bucket 'sx' uses a letter outside the lexicon's charset"), ("ae,s", "T missing"),
                           ("aes,st", "more than one bucket"), ("ae,,st", "empty bucket")]:
         with pytest.raises(ParameterError, match=message):
             make_plan(lex, (2, 2), spec)
@@ -336,7 +336,7 @@ def test_cli_output_json_and_errors(make_lexicon):
     assert proc.stdout.startswith("No 2x2 board scores 999 or more")
     for args, fragment in [(["--min-score", "0"], "--min-score: must be a positive"),
                            (["--min-score", "-5"], "--min-score"),
-                           (["--min-score", "3", "--classes", "aeq,rstz"], "--classes: 'z' not in"),
+                           (["--min-score", "3", "--classes", "aeq,rstz"], "--classes: bucket 'rstz' uses a letter outside"),
                            (["--min-score", "3", "--classes", "aeq,rst"], "U missing"),
                            (["--min-score", "3", "--classes", "aeqr,rstu"], "more than one bucket")]:
         assert_clean_error(run_cli("boggle_dawg.dawg_solve", "prove", path, "--size", "2x2", *args), fragment)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from boggle_dawg.solver.board import Shape
-from boggle_dawg.solver.cluster import Checkpoint
+from boggle_dawg.solver.cluster import Engine, Outcome
 from boggle_dawg.solver.cluster.checkpoint import header_line, record_line
 from boggle_dawg.solver.cluster.prove_job import ProvePlan, run_prove_task
 from boggle_dawg.solver.errors import DawgError, ParameterError
@@ -97,10 +97,10 @@ def _forgeries(plan: ProvePlan, records: dict, everything) -> list[tuple[dict, i
 
 def test_every_reported_board_is_checked_and_scored_again(proof):
     _, plan, records, everything = proof
-    assert plan.merge(records, 0.0).boards  # the honest records pass
+    assert plan.merge(Outcome(records, len(records)), 0.0).boards  # the honest records pass
     for forged, class_id, board, reason in _forgeries(plan, records, everything):
         with pytest.raises(DawgError) as err:
-            plan.merge(forged, 0.0)
+            plan.merge(Outcome(forged, len(forged)), 0.0)
         message = str(err.value)
         assert f"class {class_id}" in message and board in message and reason in message, message
         assert "\n" not in message
@@ -137,7 +137,7 @@ def test_verify_sample_proves_recorded_classes_again(proof):
     dropped_class = _class_with_boards(plan, records)
     dropped = {task: dict(record) for task, record in records.items()}
     dropped[dropped_class]["boards"] = []  # a class's boards dropped: every check of the answer passes
-    plan.merge(dropped, 0.0)
+    plan.merge(Outcome(dropped, len(dropped)), 0.0)
     with pytest.raises(DawgError, match=f"class {dropped_class}: its record does not match"):
         plan.verify_sample(dropped, len(records))
     with pytest.raises(ParameterError, match="count"):
@@ -164,19 +164,21 @@ def test_verify_sample_on_the_command_line(proof, tmp_path):
 def test_ctrl_c_says_what_was_recorded(proof, tmp_path, monkeypatch, capsys, with_checkpoint):
     """Ctrl-C during the proof: one line saying how many classes the checkpoint holds and that
     --resume continues (or that nothing was kept without one), status 130."""
-    from boggle_dawg import prove_cli, solve_cli
+    from boggle_dawg import solve_cli
 
     lexicon, plan, records, _ = proof
     path = tmp_path / "run.ckpt"
 
-    def interrupted(run_plan, run, headline, nouns, best_of, workers, scheduler, checkpoint, resume, quiet):
+    def interrupted(engine, job, checkpoint, on_record, on_status):
+        """Two classes recorded, then Ctrl-C (an engine that never starts a cluster)."""
+        done = {class_id: records[class_id] for class_id, _ in job.tasks[:2]}
         if checkpoint is not None:
-            with Checkpoint.open(checkpoint, run_plan.header(), resume) as opened:
-                for class_id in run_plan.ids[:2]:
-                    opened.append(class_id, records[class_id])
-        raise KeyboardInterrupt
+            for class_id, record in done.items():
+                checkpoint.append(class_id, record)
+        return Outcome(done, len(job.tasks), interrupted=True)
 
-    monkeypatch.setattr(prove_cli, "run_on_engine", interrupted)
+    monkeypatch.setattr(Engine, "start", lambda engine: None)
+    monkeypatch.setattr(Engine, "run", interrupted)
     args = ["dawg-solve", "prove", str(lexicon), "--size", str(SHAPE), "--min-score", str(plan.min_score), "-q"]
     monkeypatch.setattr(sys, "argv", args + (["--checkpoint", str(path)] if with_checkpoint else []))
     with pytest.raises(SystemExit) as status:

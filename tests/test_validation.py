@@ -28,9 +28,10 @@ from boggle_dawg.solver.charset import JPA14, Charset
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats.adtdawg import ADT_FILES, TRACKING_DTYPE
 from boggle_dawg.solver.formats.base import MAX_WORD_IDS, Snapshot
-from boggle_dawg.solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE, AdtLayout, node_word
+from boggle_dawg.solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE
 from boggle_dawg.solver.formats.dawg import DAWG_FILE, DAWG_MAGIC
 from boggle_dawg.solver.formats.trie import TRIE_FILE, TRIE_MAGIC
+from boggle_dawg.solver.layout import AdtLayout, node_word
 from boggle_dawg.solver.lexicon import open_all, open_lexicon
 
 from support import REPO, assert_clean_error, run_cli

@@ -1,7 +1,7 @@
 """Scoring backends: the one seam through which batches of boards are scored.
 
-A `Scorer` is bound to one lexicon and owns its workers (threads today; a GPU
-or a cluster later); `score_codes(codes, shape)` scores a (boards, cells)
+A `Scorer` is bound to one lexicon and owns its workers (CPU threads in `cpu.py`,
+an NVIDIA GPU in `cuda.py`); `score_codes(codes, shape)` scores a (boards, cells)
 array of letter codes and `close()` releases the workers. Batch scoring,
 search, rearrangement and the game all score through a Scorer, so a new
 backend is one module and one entry in BACKENDS.
@@ -24,14 +24,26 @@ if TYPE_CHECKING:
     from ..engine import Walk
 
 
+class Trie(Protocol):
+    """A lexicon's nodes as a trie (`Lexicon.as_trie`): node words laid out as solver.layout says,
+    and the letters on the longest root-to-leaf path."""
+
+    nodes: np.ndarray
+    height: int
+
+
 class Lexicon(Protocol):
     """What a backend needs of a lexicon (any format's `Lexicon` is one): the walk of its format,
-    its charset, and the check that its mapped files are unchanged."""
+    its charset, the check that its mapped files are unchanged, and, for a backend that walks a
+    trie itself, its nodes as a trie (None for a format that holds none; `format` names it)."""
 
     walk: Walk
     charset: Charset
+    format: str
 
     def check_unchanged(self) -> None: ...
+
+    def as_trie(self) -> Trie | None: ...
 
 
 def usable_cores() -> int:

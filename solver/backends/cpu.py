@@ -116,7 +116,7 @@ def score_in_threads(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, in
     if len(codes) == 0:
         return np.zeros(0, np.int64)
     bits = neighbour_bits_array(shape)
-    q_code = charset.letters.find("q")
+    q_code = charset.qu_code
     card = card_table(shape.cells)
     scores = np.zeros(len(codes), np.int64)
     batch = jit.batch_driver(walk.board_kernel)

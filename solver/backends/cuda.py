@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..board import Shape, card_table, neighbours
+from ..board import Shape, card_table, neighbour_table
 from ..engine import checked_codes
 from ..errors import DawgError, ParameterError
-from . import Lexicon, Scorer
+from . import Lexicon, Scorer, Trie
 
 if TYPE_CHECKING:
     from numba.cuda.cudadrv.devicearray import DeviceNDArray
@@ -76,22 +76,6 @@ def availability() -> tuple[bool, str]:
     return True, f"{name} ({device.MULTIPROCESSOR_COUNT} SMs)"
 
 
-def trie_height(nodes: np.ndarray) -> int:
-    """Letters on the longest root-to-leaf path of a trie (the deepest stack a walk can need)."""
-    from ..formats.base import spans
-    from ..formats.common import split_node_words
-
-    first, mask, _ = split_node_words(nodes)
-    kids = np.bitwise_count(mask.astype(np.uint64)).astype(np.int64)
-    level, height = np.zeros(1, np.int64), 0
-    while True:
-        level = level[kids[level] > 0]
-        if not len(level):
-            return height
-        level = spans(first[level], kids[level])
-        height += 1
-
-
 def block_size(depth: int) -> int:
     """Threads per block: the largest power of two up to MAX_BLOCK whose stacks fit the block's
     shared memory."""
@@ -103,34 +87,22 @@ def block_size(depth: int) -> int:
     return block
 
 
-@cache
-def neighbour_table(shape: Shape) -> tuple[np.ndarray, np.ndarray]:
-    """Each cell's neighbours as a (cells, 8) table (-1 padding) and their counts."""
-    from .cuda_kernels import MAX_NEIGHBOURS
-
-    around = neighbours(shape)
-    table = np.full((shape.cells, MAX_NEIGHBOURS), -1, np.int64)
-    for cell, cells in enumerate(around):
-        table[cell, :len(cells)] = cells
-    return table, np.array([len(c) for c in around], np.int64)
+def trie_of(lexicon: Lexicon) -> Trie:
+    """The lexicon's nodes as a trie; DawgError for a format that holds none."""
+    trie = lexicon.as_trie()
+    if trie is None:
+        raise DawgError(f"the CUDA backend scores trie lexicons only, and this one is {lexicon.format or 'not a trie'}")
+    return trie
 
 
-def trie_nodes(lexicon: Lexicon) -> np.ndarray:
-    """The node words of a trie lexicon; DawgError for any other format."""
-    fmt = getattr(lexicon, "format", "")
-    if fmt != "trie":
-        raise DawgError(f"the CUDA backend scores trie lexicons only, and this one is {fmt or 'not a trie'}")
-    return lexicon.nodes
-
-
-def usable_trie(lexicon: Lexicon) -> tuple[np.ndarray, str]:
-    """The trie's node words and what runs the kernels; DawgError when the CUDA backend cannot
+def usable_trie(lexicon: Lexicon) -> tuple[Trie, str]:
+    """The lexicon's trie and what runs the kernels; DawgError when the CUDA backend cannot
     score `lexicon` here (the one check, for batches and for one board alike)."""
-    nodes = trie_nodes(lexicon)
+    trie = trie_of(lexicon)
     usable, reason = availability()
     if not usable:
         raise DawgError(f"the CUDA backend cannot run: {reason}")
-    return nodes, reason
+    return trie, reason
 
 
 class CudaScorer(Scorer):
@@ -141,7 +113,8 @@ class CudaScorer(Scorer):
 
     def __init__(self, lexicon: Lexicon, jobs: int = 0) -> None:
         super().__init__(lexicon)
-        nodes, reason = usable_trie(lexicon)
+        trie, reason = usable_trie(lexicon)
+        nodes = trie.nodes
         if len(nodes) >= MAX_NODES:
             raise DawgError(f"{lexicon.path}: {len(nodes):,} trie nodes; the CUDA backend takes fewer than "
                             f"{MAX_NODES:,}")
@@ -152,7 +125,7 @@ class CudaScorer(Scorer):
         self.device = reason
         words = np.ascontiguousarray(nodes).view(np.int64)
         ends = words < 0
-        self.depth = max(1, min(trie_height(nodes), MAX_DEPTH))
+        self.depth = max(1, min(trie.height, MAX_DEPTH))
         self.block = SIMULATOR_GRID[1] if simulated() else block_size(self.depth)
         self.bitmap_words = max(1, -(-int(ends.sum()) // 32))
         self.max_blocks = self._blocks()
@@ -166,7 +139,7 @@ class CudaScorer(Scorer):
         cuda_kernels.zero_fill[self.max_blocks, self.block](self._bitmap)
         self._shapes: dict[Shape, tuple[DeviceNDArray, ...]] = {}
         self._no_letters = cuda.to_device(np.zeros(1, np.int64))  # unused when no letters are asked for
-        self._q_code = lexicon.charset.letters.find("q")
+        self._q_code = lexicon.charset.qu_code
 
     def _blocks(self) -> int:
         """Blocks of the persistent grid: THREADS_PER_SM threads on every multiprocessor, fewer

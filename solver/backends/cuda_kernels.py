@@ -41,10 +41,10 @@ from functools import cache
 
 from numba import cuda, int32, int64, uint32
 
-from ..kernels import INDEX_MASK, LETTER_MASK, NO_LETTER
+from ..kernels import NO_LETTER
+from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT
 
 FRAME_WORDS = 3  # shared-memory words per stack frame
-MAX_NEIGHBOURS = 8  # columns of the neighbour table
 TODO_BITS = 8  # neighbour slots still to try: bits 0-7 of a frame's third word
 CELL_BITS = 6  # then the cell (0..63); the length in letters starts at bit 14
 VARIANT_BITS = 12  # single-letter changes of a board: 64 cells x 26 letters < 4096
@@ -68,7 +68,7 @@ def follow(nodes, first, mask, code):
     if code > NO_LETTER:
         second = (code >> 6) - 1
         word = nodes[node]
-        inner = (word >> 32) & LETTER_MASK
+        inner = (word >> LETTERS_SHIFT) & LETTER_MASK
         if not (inner >> second) & 1:
             return -1
         node = (word & INDEX_MASK) + cuda.popc(inner & ((1 << second) - 1))
@@ -130,7 +130,7 @@ def scoring_kernel(depth: int, block: int, changes: bool = False):
         bitmap_words = bitmap.shape[0] // threads
         root = nodes[0]
         root_first = root & INDEX_MASK
-        root_mask = (root >> 32) & LETTER_MASK
+        root_mask = (root >> LETTERS_SHIFT) & LETTER_MASK
         while True:
             item = cuda.atomic.add(counter, 0, 1)
             if item >= items:
@@ -157,7 +157,7 @@ def scoring_kernel(depth: int, block: int, changes: bool = False):
                     new, marked = first_find(bitmap, touched, touched_cap, word_index[node], tid, threads, marked)
                     if new:
                         score += card[length]
-                mask = (word >> 32) & LETTER_MASK
+                mask = (word >> LETTERS_SHIFT) & LETTER_MASK
                 if mask == 0:
                     continue
                 first = word & INDEX_MASK
@@ -183,7 +183,7 @@ def scoring_kernel(depth: int, block: int, changes: bool = False):
                                                      marked)
                             if new:
                                 score += card[child_length]
-                        child_mask = (word >> 32) & LETTER_MASK
+                        child_mask = (word >> LETTERS_SHIFT) & LETTER_MASK
                         if child_mask:
                             top = FRAME_WORDS * sp
                             stack[top, tx] = first

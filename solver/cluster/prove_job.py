@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..board import Shape
 from . import worker
-from .engine import Engine, EngineStatus, Job, Outcome
+from .engine import Job, Outcome
+from .run import job_header
 from .worker import LexiconRef
 
 
@@ -63,32 +63,34 @@ class ProvePlan:
     def header(self) -> dict:
         """What a checkpoint of this proof must match: lexicon, shape, split and target (and, for a
         share of the classes, which share)."""
-        return {"kind": "prove", "lexicon": self.ref.fingerprint, "shape": str(self.shape),
-                "split": self.plan.spec(), "min_score": self.min_score,
-                "share": None if self.limit is None else {"seed": self.seed, "classes": self.limit},
-                "plan": self.plan.fingerprint()}
+        return job_header("prove", self.ref, shape=str(self.shape), split=self.plan.spec(), min_score=self.min_score,
+                          share=None if self.limit is None else {"seed": self.seed, "classes": self.limit},
+                          plan=self.plan.fingerprint())
 
     def check_record(self, task, record: dict) -> None:
-        """The schema of a class record (`ClassRecord.to_dict()`) read back from a checkpoint: BadField if not."""
-        from ..schema import MAX_COUNT, BadField, fields, integer, list_of, number, pair, text
+        """The schema of a class record read back from a checkpoint (`ClassRecord.schema`): BadField if not."""
+        from ..proof import ClassRecord
+        from ..schema import BadField
 
-        board = text(f"[{self.plan.charset}]{{{self.shape.cells}}}", f"a board of {self.shape.cells} letters")
-        fields(class_id=integer(), bound=integer(), nodes=integer(), scored=integer(), seconds=number(),
-               boards=list_of(pair(board, integer(), "a [board, score] pair"), most=MAX_COUNT))(record, "record")
+        ClassRecord.schema(self.plan)(record, "record")
         if record["class_id"] != task:
             raise BadField("record.class_id", f"the line's task, {task}", record["class_id"])
+
+    def stops(self, record: dict) -> bool:
+        """A proof runs every class."""
+        return False
 
     def job(self) -> Job:
         return Job(self.header(), [(class_id, ProveTask(self.ref, self.plan, class_id, self.min_score))
                                    for class_id in self.ids], run_prove_task)
 
-    def merge(self, records: dict, seconds: float):
+    def merge(self, outcome: Outcome, seconds: float):
         """The proof's result from the records of all its classes (CPU-seconds: the classes' own),
         every board they report checked and scored again here first (`solver.proof.run.check_records`)."""
         from ..proof import ClassRecord, combine
         from ..proof.run import check_records
 
-        chosen = [ClassRecord.from_dict(records[class_id]) for class_id in sorted(records)]
+        chosen = [ClassRecord.from_dict(outcome.records[class_id]) for class_id in sorted(outcome.records)]
         check_records(self.lexicon, self.plan, self.min_score, chosen)
         return combine(self.plan, self.min_score, chosen, seconds, sum(r.seconds for r in chosen))
 
@@ -113,21 +115,8 @@ class ProvePlan:
         return chosen
 
 
-def prove_on_engine(plan: ProvePlan, engine: Engine, checkpoint=None,
-                    on_status: Callable[[EngineStatus], None] | None = None,
-                    on_record: Callable[[int, dict], None] | None = None):
-    """Run `plan` on `engine` (recording into `checkpoint`, an open `Checkpoint`, if given); returns
-    the combined `ProofResult` and the engine's outcome. A proof that did not finish (Ctrl-C)
-    proves nothing: check `outcome.complete` before stating it."""
-    started = time.perf_counter()
-    outcome: Outcome = engine.run(plan.job(), checkpoint,
-                                  on_record=(lambda task, record: on_record(task, record)) if on_record else None,
-                                  on_status=on_status)
-    return plan.merge(outcome.records, time.perf_counter() - started), outcome
-
-
 def prove_in_process(plan: ProvePlan):
     """The same classes proved one after another in this process (the engine's reference)."""
     started = time.perf_counter()
     records = {task: run_prove_task(spec, plan.lexicon) for task, spec in plan.job().tasks}
-    return plan.merge(records, time.perf_counter() - started)
+    return plan.merge(Outcome(records, len(records)), time.perf_counter() - started)

@@ -2,8 +2,8 @@
 
 Task `i` is one whole `solver.search.search` run with the run's method, options and
 budget (per task) and its own seed: the run's seed for task 0 (so one task is the
-plain search), a seed derived from (run seed, i) for the others. Its record is the
-task's top list and counters. The merged answer depends only on the records, never
+plain search), a seed derived from (run seed, i) for the others. Its record (`SearchRecord`)
+is the task's top list and counters. The merged answer depends only on the records, never
 on the order they arrived in or on how many workers ran them: with a budget of rounds
 or evaluations the same seed and task count give the same boards on one worker, on
 twenty, or resumed from a checkpoint after any number of kills.
@@ -11,22 +11,24 @@ twenty, or resumed from a checkpoint after any number of kills.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..board import Shape, parse_board, parse_size
-from ..errors import ParameterError
+from ..charset import Charset
+from ..errors import DawgError, ParameterError
+from ..schema import BadField, Check, fields, integer, list_of, number, one_of, pair, text
 from ..search.find import plan_search, search
 from ..search.run import Budget, ScoredBoard, SearchResult
 from ..search.space import board_to_codes
 from . import worker
-from .engine import Engine, EngineStatus, Job, Outcome
+from .engine import Job, Outcome
+from .run import job_header
 from .worker import LexiconRef
 
 STOP_ORDER = ("target", "interrupted", "seconds", "evaluations", "rounds")  # the reason a merged run reports
-MAX_TASKS = 100_000  # ten times the largest hunt the README shows; more is a typo (or a scheduler's death)
+MAX_TASKS = 100_000  # ten times the largest hunt docs/engine.md shows; more is a typo (or a scheduler's death)
 
 
 def check_tasks(tasks: int) -> None:
@@ -61,15 +63,57 @@ class SearchTask:
     jobs: int = 1  # scoring threads inside the task
 
 
+@dataclass
+class SearchRecord:
+    """One task's outcome, as the checkpoint stores it (`to_dict`): its top list ([board, score],
+    best first) and its counters."""
+
+    seed: int
+    top: list[tuple[str, int]]
+    rounds: int
+    evaluations: int
+    seconds: float
+    stopped: str
+    alphabet: str
+
+    @classmethod
+    def of(cls, result: SearchResult) -> SearchRecord:
+        return cls(result.seed, [(b.board, b.score) for b in result.top], result.rounds, result.evaluations,
+                   round(result.seconds, 6), result.stopped, result.alphabet)
+
+    def to_dict(self) -> dict:
+        return {"seed": self.seed, "top": [[board, score] for board, score in self.top], "rounds": self.rounds,
+                "evaluations": self.evaluations, "seconds": self.seconds, "stopped": self.stopped,
+                "alphabet": self.alphabet}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SearchRecord:
+        return cls(data["seed"], [(board, score) for board, score in data["top"]], data["rounds"],
+                   data["evaluations"], data["seconds"], data["stopped"], data["alphabet"])
+
+    @staticmethod
+    def schema(shape: Shape, charset: Charset, top: int) -> Check:
+        """The check of a record's dict: its boards must be boards of `shape` in `charset`, at most `top` of them."""
+        letters = charset.letters
+
+        def board(value, name):
+            try:
+                board_to_codes(parse_board(value, shape), charset)
+            except (DawgError, ValueError, TypeError, AttributeError):
+                raise BadField(name, f"a {shape} board of the lexicon's letters", value) from None
+
+        return fields(seed=integer(-2**63, 2**64 - 1), top=list_of(pair(board, integer(), "a [board, score] pair"), most=top),
+                      rounds=integer(), evaluations=integer(), seconds=number(), stopped=one_of(*STOP_ORDER),
+                      alphabet=text(f"[{letters}]{{1,{len(letters)}}}", "letters of the lexicon"))
+
+
 def run_search_task(spec: SearchTask, scorer=None, on_round=None) -> dict:
-    """One task: a search, on this process's warm scorer unless one is given. Returns its record."""
+    """One task: a search, on this process's warm scorer unless one is given. Returns its record's dict."""
     scorer = scorer if scorer is not None else worker.scorer(spec.lexicon, spec.backend, spec.jobs)
     result = search(scorer, parse_size(spec.shape), spec.budget, spec.method, seed=spec.seed, top=spec.top,
                     alphabet=spec.alphabet, start=spec.start, pool=spec.pool, on_round=on_round,
                     **dict(spec.options))
-    return {"seed": result.seed, "top": [[b.board, b.score] for b in result.top], "rounds": result.rounds,
-            "evaluations": result.evaluations, "seconds": round(result.seconds, 6), "stopped": result.stopped,
-            "alphabet": result.alphabet}
+    return SearchRecord.of(result).to_dict()
 
 
 @dataclass
@@ -92,18 +136,18 @@ class SearchPlan:
 
     def __post_init__(self) -> None:
         check_tasks(self.tasks)
-        plan_search(self.lexicon.charset.letters, self.shape, self.method, self.seed, self.top, self.alphabet,
+        plan_search(self.lexicon.charset, self.shape, self.method, self.seed, self.top, self.alphabet,
                     self.start, self.pool, self.options)  # bad parameters fail here, not on every worker
         self.ref = LexiconRef.of(self.lexicon)
 
     def header(self) -> dict:
         """What a checkpoint of this search must match: everything that changes the answer."""
         b = self.budget
-        return {"kind": "search", "lexicon": self.ref.fingerprint, "shape": str(self.shape), "method": self.method,
-                "seed": self.seed, "tasks": self.tasks, "top": self.top, "alphabet": self.alphabet,
-                "start": self.start, "pool": self.pool, "options": dict(sorted(self.options.items())),
-                "budget": {"seconds": b.seconds, "rounds": b.rounds, "evaluations": b.evaluations,
-                           "target": b.target}}
+        return job_header("search", self.ref, shape=str(self.shape), method=self.method, seed=self.seed,
+                          tasks=self.tasks, top=self.top, alphabet=self.alphabet, start=self.start, pool=self.pool,
+                          options=dict(sorted(self.options.items())),
+                          budget={"seconds": b.seconds, "rounds": b.rounds, "evaluations": b.evaluations,
+                                  "target": b.target})
 
     def spec(self, task: int) -> SearchTask:
         return SearchTask(self.ref, str(self.shape), self.method, task_seed(self.seed, task), self.budget, self.top,
@@ -114,70 +158,35 @@ class SearchPlan:
         return Job(self.header(), [(task, self.spec(task)) for task in range(self.tasks)], run_search_task)
 
     def check_record(self, task, record: dict) -> None:
-        """The schema of a task's record (what `run_search_task` returns) read back from a checkpoint:
-        BadField if not; its boards must be boards of this shape in the lexicon's letters."""
-        from ..errors import DawgError
-        from ..schema import BadField, fields, integer, list_of, number, one_of, pair, text
+        """The schema of a task's record read back from a checkpoint (`SearchRecord.schema`): BadField if not."""
+        SearchRecord.schema(self.shape, self.lexicon.charset, self.top)(record, "record")
 
-        letters = self.lexicon.charset.letters
-
-        def board(value, name):
-            try:
-                board_to_codes(parse_board(value, self.shape), letters)
-            except (DawgError, ValueError, TypeError, AttributeError):
-                raise BadField(name, f"a {self.shape} board of the lexicon's letters", value) from None
-
-        fields(seed=integer(-2**63, 2**64 - 1), top=list_of(pair(board, integer(), "a [board, score] pair"), most=self.top),
-               rounds=integer(), evaluations=integer(), seconds=number(), stopped=one_of(*STOP_ORDER),
-               alphabet=text(f"[{letters}]{{1,{len(letters)}}}", "letters of the lexicon"))(record, "record")
-
-    def reached_target(self, record: dict) -> bool:
+    def stops(self, record: dict) -> bool:
+        """Whether the task's record reached the target score (the run then stops)."""
         return self.budget.target is not None and bool(record["top"]) and record["top"][0][1] >= self.budget.target
 
     def merge(self, outcome: Outcome, seconds: float) -> SearchResult:
         """One result from the records: the `top` best distinct boards of all tasks (ties in the
         order a single search ranks them), the counters summed."""
-        records = [outcome.records[task] for task in sorted(outcome.records)]
+        records = [SearchRecord.from_dict(outcome.records[task]) for task in sorted(outcome.records)]
         if not records:
             raise KeyboardInterrupt  # interrupted before any task finished: nothing to report
-        letters = self.lexicon.charset.letters
         best: dict[str, int] = {}
         for record in records:
-            for board, score in record["top"]:
+            for board, score in record.top:
                 best[board] = score
-        key = {board: board_to_codes(parse_board(board, self.shape), letters).astype(np.uint8).tobytes()
+        key = {board: board_to_codes(parse_board(board, self.shape), self.lexicon.charset).astype(np.uint8).tobytes()
                for board in best}
         ranked = sorted(best.items(), key=lambda item: (-item[1], key[item[0]]))[:self.top]
-        reasons = {record["stopped"] for record in records}
+        reasons = {record.stopped for record in records}
         if outcome.interrupted or not outcome.complete and not outcome.stopped_early:
             reasons.add("interrupted")
         if outcome.stopped_early:
             reasons.add("target")
         stopped = next(reason for reason in STOP_ORDER if reason in reasons)
-        return SearchResult(self.method, self.shape, records[0]["alphabet"], self.seed,
+        return SearchResult(self.method, self.shape, records[0].alphabet, self.seed,
                             [ScoredBoard(board, score) for board, score in ranked],
-                            sum(r["rounds"] for r in records), sum(r["evaluations"] for r in records), seconds,
-                            stopped)
-
-
-def search_on_engine(plan: SearchPlan, engine: Engine, checkpoint=None,
-                     on_status: Callable[[EngineStatus], None] | None = None,
-                     on_record: Callable[[int, dict], None] | None = None) -> tuple[SearchResult, Outcome]:
-    """Run `plan` on `engine` (recording into `checkpoint`, an open `Checkpoint`, if given); returns
-    the merged result and the engine's outcome (which tasks were resumed, workers lost...)."""
-    import time
-
-    started = time.perf_counter()
-
-    def arrived(task: int, record: dict) -> bool:
-        if on_record is not None:
-            on_record(task, record)
-        return plan.reached_target(record)
-
-    outcome = engine.run(plan.job(), checkpoint, on_record=arrived, on_status=on_status)
-    if not outcome.stopped_early and any(plan.reached_target(r) for r in outcome.records.values()):
-        outcome.stopped_early = True  # reached in a run this one resumed
-    return plan.merge(outcome, time.perf_counter() - started), outcome
+                            sum(r.rounds for r in records), sum(r.evaluations for r in records), seconds, stopped)
 
 
 def search_in_process(plan: SearchPlan, scorer, on_round=None) -> SearchResult:
@@ -193,7 +202,7 @@ def search_in_process(plan: SearchPlan, scorer, on_round=None) -> SearchResult:
         if record["stopped"] == "interrupted":
             outcome.interrupted = True
             break
-        if plan.reached_target(record):
+        if plan.stops(record):
             outcome.stopped_early = task + 1 < plan.tasks
             break
     return plan.merge(outcome, time.perf_counter() - started)

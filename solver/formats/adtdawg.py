@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,16 +22,18 @@ from ..charset import JPA14, Charset
 from ..engine import Walk
 from ..errors import DawgError
 from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
-from .base import Lexicon, Snapshot, check, spans, verify_sha256, walk_words
-from .common import HEADER, AdtLayout, child_set_fields
-
-if TYPE_CHECKING:
-    from ..manifest import Manifest
+from ..layout import AdtLayout, child_set_fields, child_set_positions
+from ..schema import FILE_ENTRY, fields, integer, list_of
+from .base import Format, Lexicon, ManifestEntry, Snapshot, check, index_count, spans, verify_sha256, walk_words
+from .common import HEADER
 
 ADT_FILES = tuple(f"adtdawg-{part}.dat" for part in (1, 2, 3, 4))
 REFERENCE_ADT_GLOB = "Four_Part_{part}_DTDAWG_For_Lexicon_*.dat"
 MAX_WORD_LENGTH = int(np.iinfo(HEADER["max_length"]).max)  # as long as a trie or DAWG header can say
 TRACKING_DTYPE = np.dtype(np.int32)  # the walk's tracking numbers, hence its word ids
+TRACKING_BYTE_MAX = 255  # part 4 holds tracking numbers that fit a byte
+
+
 @dataclass
 class AdtLexicon(Lexicon):
     layout: AdtLayout = field(default=None, repr=False)
@@ -43,13 +44,14 @@ class AdtLexicon(Lexicon):
     format = "adtdawg"
 
     @classmethod
-    def load(cls, snap: Snapshot, names: list[str], manifest: Manifest | None) -> AdtLexicon:
+    def load(cls, snap: Snapshot, names: list[str], recorded: ManifestEntry | None) -> AdtLexicon:
         paths = [snap.path / name for name in names]
         parts = [snap.read(name) for name in names]
-        if manifest:
-            for p, data, expected in zip(paths, parts, manifest.files("adtdawg")):
+        if recorded:
+            for p, data, expected in zip(paths, parts, recorded.section["files"]):
                 verify_sha256(p, data, expected)
-            layout, charset = manifest.layout, manifest.charset  # their letter counts agree (schema)
+            # their letter counts agree (`agree`)
+            layout, charset = AdtLayout.from_manifest(recorded.section["layout"]), recorded.charset
         else:
             charset, layout = Charset(JPA14), AdtLayout()
         p1, p2, p3, p4 = parts
@@ -71,14 +73,13 @@ class AdtLexicon(Lexicon):
         child_sets = p2[8:].view("<u8").reshape(m, words_per_set)
         tracking = np.concatenate([np.zeros(1, np.uint32), p3[4:].view("<u4"), p4.astype(np.uint32)])
         lex = cls(path=snap.path, charset=charset, word_count=int(tracking[1]),
-                  max_length=int(manifest.data["max_length"]) if manifest else 0,
-                  manifest=manifest, layout=layout, nodes=nodes, child_sets=child_sets, tracking=tracking,
-                  wide_nodes=k)
+                  max_length=recorded.max_length if recorded else 0, layout=layout, nodes=nodes,
+                  child_sets=child_sets, tracking=tracking, wide_nodes=k)
         lex._validate(paths)
-        if not manifest:
+        if not recorded:
             lex.max_length = lex._longest_word(paths[0])
-        if manifest and lex.word_count != int(manifest.data["words"]):
-            raise DawgError(f"{paths[2]}: holds {lex.word_count} words, the manifest says {manifest.data['words']}")
+        if recorded and lex.word_count != recorded.words:
+            raise DawgError(f"{paths[2]}: holds {lex.word_count} words, the manifest says {recorded.words}")
         return lex
 
     @cached_property
@@ -95,18 +96,11 @@ class AdtLexicon(Lexicon):
 
     def fields(self):
         """(first child, child-set index, end-of-word) of every node, as int64 arrays."""
-        w = self.nodes.astype(np.uint64)
-        lay = self.layout
-        first = (w & np.uint64((1 << lay.first_child_bits) - 1)).astype(np.int64)
-        child_set = ((w >> np.uint64(lay.first_child_bits)) & np.uint64((1 << lay.child_set_bits) - 1)).astype(np.int64)
-        eow = ((w >> np.uint64(lay.eow_shift)) & np.uint64(1)).astype(np.int64)
-        return first, child_set, eow
+        return self.layout.split_node_words(self.nodes)
 
     def positions(self) -> np.ndarray:
         """(M, letters) 1-based position of each letter's child in a child block, 0 = none."""
-        word, shift, width = child_set_fields(self.layout.letters)
-        sets = self.child_sets[:, word]
-        return ((sets >> shift.astype(np.uint64)) & ((np.uint64(1) << width.astype(np.uint64)) - np.uint64(1))).astype(np.int64)
+        return child_set_positions(self.child_sets, self.layout.letters)
 
     def _validate(self, paths: list[Path]) -> None:
         p1, p2, p3, _ = paths
@@ -131,7 +125,7 @@ class AdtLexicon(Lexicon):
         # Tracking numbers: T[p] = words(p) + T[p+1] inside a child block, = words(p) at its end,
         # where words(p) = eow(p) + T[first child of p]. The start block is nodes 1..letters.
         tracking = self.tracking.astype(np.int64)
-        check(tracking[self.wide_nodes + 1:] <= 255, p3, "tracking number too large for part 4")
+        check(tracking[self.wide_nodes + 1:] <= TRACKING_BYTE_MAX, p3, "tracking number too large for part 4")
         limit = np.iinfo(TRACKING_DTYPE).max
         check(tracking <= limit, p3, f"tracking number above {limit}: more words than the walk's "
                f"{TRACKING_DTYPE.itemsize * 8}-bit word numbers can count")
@@ -317,3 +311,32 @@ def adtdawg_files(snap: Snapshot, name: str | None) -> list[str] | None:
     if name is not None:
         return ours if name in ADT_FILES else reference_parts(snap)
     return reference_parts(snap) or ours
+
+
+def agree(path: Path, data: dict) -> None:
+    """The recorded layout must be possible and agree with the charset and its own derived sizes."""
+    lay = data["adtdawg"]["layout"]
+    try:
+        layout = AdtLayout.from_manifest(lay)
+    except ValueError:
+        raise DawgError(f"{path}: field adtdawg.layout: impossible layout "
+                        f"(first_child_bits + child_set_bits must be at most 62)") from None
+    for key, derived in (("letters", len(data["charset"])), ("node_bytes", layout.node_bytes),
+                         ("child_set_words", layout.child_set_words)):
+        if lay[key] != derived:
+            raise DawgError(f"{path}: field adtdawg.layout.{key}: expected {derived} (from field "
+                            f"{'charset' if key == 'letters' else 'adtdawg.layout'}), got {lay[key]}")
+
+
+FORMAT = Format(
+    "adtdawg", "the four-part reference layout (JPA14); smallest", AdtLexicon, is_adtdawg_file, adtdawg_files,
+    section=fields(
+        files=list_of(fields(**FILE_ENTRY), length=len(ADT_FILES)), bytes=integer(), nodes=index_count,
+        child_sets=index_count, wide_nodes=index_count,
+        layout=fields(letters=integer(1, 26), first_child_bits=integer(15, 32), child_set_bits=integer(11, 31),
+                      node_bytes=integer(4, 8), child_set_words=integer(1, 2)),
+    ),
+    section_files=lambda section: section["files"],
+    agree=agree,
+    numbering=lambda i, count: count - i,  # a word's number is its tracking marker
+)

@@ -1,5 +1,6 @@
-"""What every lexicon format shares on the reader side: the Lexicon base class, reading
-files from one snapshot of a directory, and the checks and word walk the formats reuse.
+"""What every lexicon format shares on the reader side: the Lexicon base class, the `Format`
+registry entry, reading files from one snapshot of a directory, and the checks and word walk
+the formats reuse.
 
 Files are opened relative to one descriptor of their directory, so a build
 swapped in while a lexicon opens gives all old or all new files (and where the
@@ -26,14 +27,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..board import Board, Shape, encode_texts, parse_board
-from ..charset import Charset
+from ..charset import Charset, unfold
 from ..engine import Found, Walk, python_inputs, solve_one
 from ..errors import DawgError, reading
-from .common import FORMAT_VERSION, HEADER
+from ..layout import split_node_words
+from ..schema import Check, integer
+from .common import FORMAT_VERSION, HEADER, MAX_INDEX
 
 if TYPE_CHECKING:
     from ..backends import Scorer
-    from ..manifest import Manifest
 
 PROGRESS_STEP = 1 << 14  # words listed between progress calls
 MAX_WORD_IDS = 1 << 28  # word numbers a walk may produce: each scoring thread keeps a 4-byte stamp per number
@@ -41,7 +43,7 @@ MAX_WORD_IDS = 1 << 28  # word numbers a walk may produce: each scoring thread k
 
 def display(word: str) -> str:
     """A folded word ('q' = Qu die) as it is spelled."""
-    return word.replace("q", "qu")
+    return unfold(word)
 
 
 def check(ok, path: Path, message: str) -> None:
@@ -129,7 +131,25 @@ def verify_sha256(path: Path, data: np.ndarray, expected: dict) -> None:
                         f"the file is corrupt or from another build")
 
 
-# --- the three formats -----------------------------------------------------------------
+# --- what a manifest records of a format ----------------------------------------------------
+
+index_count = integer(0, MAX_INDEX)  # a node, state, edge or child-set count of a manifest section
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """What a build's manifest records for one format's loader: the build's charset, word count
+    and longest word, and the format's own section (checked by its `Format.section`). The
+    loader gets this rather than the manifest so that formats never depend on the manifest,
+    which is assembled from them."""
+
+    charset: Charset
+    words: int
+    max_length: int
+    section: dict
+
+
+# --- the lexicon -----------------------------------------------------------------------
 
 
 @dataclass
@@ -140,7 +160,6 @@ class Lexicon:
     charset: Charset
     word_count: int
     max_length: int
-    manifest: Manifest | None = field(default=None, repr=False)
     _mapped: tuple = field(default=(), repr=False, compare=False)  # _MappedFile of each mapped file
 
     format = ""
@@ -159,6 +178,11 @@ class Lexicon:
     def walk(self) -> Walk:
         """The kernel inputs of this format: views of the mapped files and small derived tables."""
         raise NotImplementedError
+
+    def as_trie(self) -> TrieNodes | None:
+        """This lexicon's nodes as a trie, for code that walks a trie itself (the CUDA backend, the
+        proof tables); None when the format holds none (such code then starts from the words)."""
+        return None
 
     @cached_property
     def python_inputs(self) -> tuple:
@@ -233,6 +257,62 @@ class Lexicon:
     def info(self) -> dict:
         return {"format": self.format, "path": str(self.path), "charset": self.charset.letters.upper(),
                 "words": self.word_count, "max_length": self.max_length}
+
+
+@dataclass(frozen=True)
+class TrieNodes:
+    """A trie's node words (solver.layout's node word; node 0 the root, children after their
+    parent, a word's number its end node)."""
+
+    nodes: np.ndarray
+
+    @cached_property
+    def height(self) -> int:
+        """Letters on the longest root-to-leaf path (the deepest stack a walk can need)."""
+        first, mask, _ = split_node_words(self.nodes)
+        kids = np.bitwise_count(mask.astype(np.uint64)).astype(np.int64)
+        level, height = np.zeros(1, np.int64), 0
+        while True:
+            level = level[kids[level] > 0]
+            if not len(level):
+                return height
+            level = spans(first[level], kids[level])
+            height += 1
+
+
+def one_file(section: dict) -> list[dict]:
+    """The file entries of a manifest section that records one file (`file`, `bytes`, `sha256`)."""
+    return [section]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A lexicon format as the reader knows it: its registry entry (solver.formats.FORMATS).
+
+    `lexicon.load(snapshot, file names, ManifestEntry or None)` opens and validates it;
+    `owns(name, first 8 bytes)` says whether a single file is one of its files;
+    `files(snapshot, name)` lists its files that go with the file `name` (or, with
+    None, its files in the directory), complete, or None.
+    `section` checks its manifest section (a schema check) and `section_files(section)` gives
+    the file entries in it; `agree(manifest path, checked manifest data)`, where given, raises
+    DawgError when the section disagrees with the rest of the manifest.
+    `numbering(i, count)` is the documented number of the i-th of `count` words in alphabetical
+    order, or None where numbers are not a function of the rank (they are then checked distinct).
+
+    The writer side (bytes out, the section's values, the line of `dawgc build`) is the
+    compiler's: `compiler.writers.WRITERS` holds a writer under the same name. The formats are
+    defined here, once; the compiler imports them, never the other way round.
+    """
+
+    name: str
+    summary: str
+    lexicon: type[Lexicon]
+    owns: Callable[[str, bytes], bool]
+    files: Callable[[Snapshot, str | None], list[str] | None]
+    section: Check
+    section_files: Callable[[dict], list[dict]] = one_file
+    agree: Callable[[Path, dict], None] | None = None
+    numbering: Callable[[int, int], int] | None = None
 
 
 def read_header(path: Path, data: np.ndarray, magic: bytes, kind: str) -> np.void:

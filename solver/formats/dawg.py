@@ -3,9 +3,7 @@
 Layout (after the shared 64-byte header, solver/formats/common.py): states
 (N x u64 node words), edges (E x u64 edge words), counts (N x u32). State 0
 is the root; a word's id is its rank (0-based, alphabetical), the sum of the
-edge skips along its path.
-  edge word: bits 0-31 child state, bits 32-63 skip (words ranked before the
-             child's words among the state's words).
+edge skips along its path. Node and edge words are laid out in solver/layout.py.
 """
 
 from __future__ import annotations
@@ -13,19 +11,30 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..charset import Charset
 from ..engine import Walk
 from ..errors import DawgError
-from ..kernels import FRAME, INDEX_MASK, LETTER_MASK, NO_LETTER, lowest_bit, neighbours_with, popcount, record
-from .base import Lexicon, Snapshot, check, check_children, popcount_children, read_header, spans, verify_sha256, walk_words
-from .common import HEADER, NODE_DTYPE, reserved_bits, split_node_words
-
-if TYPE_CHECKING:
-    from ..manifest import Manifest
+from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, popcount, record
+from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, SKIP_SHIFT, reserved_bits, split_edge_words, split_node_words
+from ..schema import FILE_ENTRY, fields
+from .base import (
+    Format,
+    Lexicon,
+    ManifestEntry,
+    Snapshot,
+    check,
+    check_children,
+    index_count,
+    popcount_children,
+    read_header,
+    spans,
+    verify_sha256,
+    walk_words,
+)
+from .common import HEADER, NODE_DTYPE
 
 DAWG_MAGIC = b"BOGDAWG\x00"
 DAWG_FILE = "dawg.bin"
@@ -52,10 +61,10 @@ class DawgLexicon(Lexicon):
     format = "dawg"
 
     @classmethod
-    def load(cls, snap: Snapshot, names: list[str], manifest: Manifest | None) -> DawgLexicon:
+    def load(cls, snap: Snapshot, names: list[str], recorded: ManifestEntry | None) -> DawgLexicon:
         path, data = snap.path / names[0], snap.read(names[0])
-        if manifest:
-            verify_sha256(path, data, manifest.entry("dawg"))
+        if recorded:
+            verify_sha256(path, data, recorded.section)
         head = read_header(path, data, DAWG_MAGIC, "DAWG")
         n_states, n_edges = int(head["nodes"]), int(head["edges"])
         sections = dawg_sections(n_states, n_edges)
@@ -71,8 +80,7 @@ class DawgLexicon(Lexicon):
         first, mask, eow = split_node_words(states)
         charset = Charset(bytes(head["charset"]).decode().lower())
         kids = check_children(path, first, mask, reserved_bits(states), len(charset), 0, n_edges, "DAWG state")
-        child = (edges & np.uint64(0xFFFF_FFFF)).astype(np.int64)
-        skip = (edges >> np.uint64(32)).astype(np.int64)
+        child, skip = split_edge_words(edges)
         count = counts.astype(np.int64)
         check(child < n_states, path, "DAWG edge points outside the states")
         has = np.flatnonzero(kids)
@@ -94,7 +102,7 @@ class DawgLexicon(Lexicon):
         check(count >= 1, path, "DAWG state that leads to no word")
         check(count[0] == int(head["words"]), path, "word count in header differs from the root's count")
         return cls(path=path, charset=charset, word_count=int(head["words"]), max_length=int(head["max_length"]),
-                   manifest=manifest, states=states, edges=edges, counts=counts)
+                   states=states, edges=edges, counts=counts)
 
     @cached_property
     def walk(self) -> Walk:
@@ -105,8 +113,7 @@ class DawgLexicon(Lexicon):
 
     def iter_numbered_words(self, progress: Callable[[int], None] | None = None) -> Iterator[tuple[str, int]]:
         first, mask, eow = (a.tolist() for a in split_node_words(self.states))
-        child = (self.edges & np.uint64(0xFFFF_FFFF)).astype(np.int64).tolist()
-        skip = (self.edges >> np.uint64(32)).astype(np.int64).tolist()
+        child, skip = (a.tolist() for a in split_edge_words(self.edges))
 
         def children(state):
             node, rank = state
@@ -126,7 +133,7 @@ def dawg_board(states, edges, board, cell_len, nbr_mask, near, card, stack, stam
     word = states[0]
     cell = -1
     first = word & INDEX_MASK
-    mask = (word >> 32) & LETTER_MASK
+    mask = (word >> LETTERS_SHIFT) & LETTER_MASK
     todo = neighbours_with(near, cells, mask & nbr_mask[cells], 0)
     length = 0
     rank = 0
@@ -139,15 +146,15 @@ def dawg_board(states, edges, board, cell_len, nbr_mask, near, card, stack, stam
             code = board[nb]
             letter = code & NO_LETTER
             edge = edges[first + popcount(mask & ((1 << letter) - 1))]
-            child_rank = rank + (edge >> 32)
+            child_rank = rank + (edge >> SKIP_SHIFT)
             word = states[edge & INDEX_MASK]
             if code > NO_LETTER:
                 letter = (code >> 6) - 1
-                inner = (word >> 32) & LETTER_MASK
+                inner = (word >> LETTERS_SHIFT) & LETTER_MASK
                 if not (inner >> letter) & 1:
                     continue
                 edge = edges[(word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1))]
-                child_rank += edge >> 32
+                child_rank += edge >> SKIP_SHIFT
                 word = states[edge & INDEX_MASK]
             child_length = length + cell_len[nb]
             if word < 0 and stamps[child_rank] != stamp:
@@ -156,7 +163,7 @@ def dawg_board(states, edges, board, cell_len, nbr_mask, near, card, stack, stam
                 if capacity:
                     record(found, capacity, width, found_count, stack, sp, cell, nb, child_rank,
                            child_length)
-            child_mask = (word >> 32) & LETTER_MASK
+            child_mask = (word >> LETTERS_SHIFT) & LETTER_MASK
             if child_mask & nbr_mask[nb]:
                 top = sp * FRAME
                 stack[top] = cell
@@ -196,3 +203,8 @@ def dawg_files(snap: Snapshot, name: str | None) -> list[str] | None:
     if name is not None:
         return [name]
     return [DAWG_FILE] if snap.is_file(DAWG_FILE) else None
+
+
+FORMAT = Format("dawg", "the minimal automaton with numbered words; smaller", DawgLexicon, is_dawg_file, dawg_files,
+                section=fields(**FILE_ENTRY, states=index_count, edges=index_count),
+                numbering=lambda i, count: i)  # a word's number is its rank

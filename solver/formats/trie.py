@@ -1,7 +1,7 @@
 """The trie format: one file, a node per prefix, a word's number is its end node.
 
 Layout (after the shared 64-byte header, solver/formats/common.py): nodes,
-N x u64 node words. Node 0 is the root; children of a node are contiguous in
+N x u64 node words (solver/layout.py). Node 0 is the root; children of a node are contiguous in
 letter order, placed after their parent; a word's id is its end node.
 """
 
@@ -10,19 +10,30 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..charset import Charset
 from ..engine import Walk
 from ..errors import DawgError
-from ..kernels import FRAME, INDEX_MASK, LETTER_MASK, NO_LETTER, lowest_bit, neighbours_with, popcount, record
-from .base import Lexicon, Snapshot, check, check_children, popcount_children, read_header, verify_sha256, walk_words
-from .common import HEADER, NODE_DTYPE, reserved_bits, split_node_words
-
-if TYPE_CHECKING:
-    from ..manifest import Manifest
+from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, popcount, record
+from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, reserved_bits, split_node_words
+from ..schema import FILE_ENTRY, fields
+from .base import (
+    Format,
+    Lexicon,
+    ManifestEntry,
+    Snapshot,
+    TrieNodes,
+    check,
+    check_children,
+    index_count,
+    popcount_children,
+    read_header,
+    verify_sha256,
+    walk_words,
+)
+from .common import HEADER, NODE_DTYPE
 
 TRIE_MAGIC = b"BOGTRIE\x00"
 TRIE_FILE = "trie.bin"
@@ -34,10 +45,10 @@ class TrieLexicon(Lexicon):
     format = "trie"
 
     @classmethod
-    def load(cls, snap: Snapshot, names: list[str], manifest: Manifest | None) -> TrieLexicon:
+    def load(cls, snap: Snapshot, names: list[str], recorded: ManifestEntry | None) -> TrieLexicon:
         path, data = snap.path / names[0], snap.read(names[0])
-        if manifest:
-            verify_sha256(path, data, manifest.entry("trie"))
+        if recorded:
+            verify_sha256(path, data, recorded.section)
         head = read_header(path, data, TRIE_MAGIC, "trie")
         count = int(head["nodes"])
         if len(data) != HEADER.itemsize + count * NODE_DTYPE.itemsize or count < 1:
@@ -61,12 +72,15 @@ class TrieLexicon(Lexicon):
         check(eow[kids == 0] == 1, path, "trie leaf that ends no word")
         check(eow.sum() == int(head["words"]), path, "word count in header differs from end-of-word marks")
         lex = cls(path=path, charset=charset, word_count=int(head["words"]),
-                  max_length=int(head["max_length"]), manifest=manifest, nodes=nodes)
+                  max_length=int(head["max_length"]), nodes=nodes)
         return lex
 
     @cached_property
     def walk(self) -> Walk:
         return Walk(trie_board, (self.nodes.view(np.int64),), len(self.nodes))
+
+    def as_trie(self) -> TrieNodes:
+        return TrieNodes(self.nodes)
 
     def info(self) -> dict:
         return {**super().info(), "nodes": len(self.nodes)}
@@ -87,7 +101,7 @@ def trie_board(nodes, board, cell_len, nbr_mask, near, card, stack, stamps, stam
     word = nodes[0]
     cell = -1
     first = word & INDEX_MASK
-    mask = (word >> 32) & LETTER_MASK
+    mask = (word >> LETTERS_SHIFT) & LETTER_MASK
     todo = neighbours_with(near, cells, mask & nbr_mask[cells], 0)
     length = 0
     used = 0
@@ -102,7 +116,7 @@ def trie_board(nodes, board, cell_len, nbr_mask, near, card, stack, stamps, stam
             word = nodes[node]
             if code > NO_LETTER:
                 letter = (code >> 6) - 1
-                inner = (word >> 32) & LETTER_MASK
+                inner = (word >> LETTERS_SHIFT) & LETTER_MASK
                 if not (inner >> letter) & 1:
                     continue
                 node = (word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1))
@@ -113,7 +127,7 @@ def trie_board(nodes, board, cell_len, nbr_mask, near, card, stack, stamps, stam
                 score += card[child_length]
                 if capacity:
                     record(found, capacity, width, found_count, stack, sp, cell, nb, node, child_length)
-            child_mask = (word >> 32) & LETTER_MASK
+            child_mask = (word >> LETTERS_SHIFT) & LETTER_MASK
             if child_mask & nbr_mask[nb]:
                 top = sp * FRAME
                 stack[top] = cell
@@ -150,3 +164,7 @@ def trie_files(snap: Snapshot, name: str | None) -> list[str] | None:
     if name is not None:
         return [name]
     return [TRIE_FILE] if snap.is_file(TRIE_FILE) else None
+
+
+FORMAT = Format("trie", "a node per prefix; the fastest walk", TrieLexicon, is_trie_file, trie_files,
+                section=fields(**FILE_ENTRY, nodes=index_count))

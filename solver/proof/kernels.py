@@ -25,16 +25,12 @@ recursion, no Python objects).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from .. import jit  # noqa: F401 (registers the popcount and lowest_bit intrinsics)
+from ..jit import kernel  # also registers the popcount and lowest_bit intrinsics
 from ..kernels import lowest_bit, popcount
-from .tables import LETTER_BITS as LETTERS
+from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT
 from .tables import POINTS_SHIFT
-
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
-
 
 KEY_RANKS = 12      # ranks per key word: 5 bits each (see `class_walk`)
 SKIPPED = 31        # the symbol of a rank a row passes over (letters are 1..26, 0 ends the row)
@@ -45,12 +41,12 @@ def key_words(cells: int) -> int:
     return (cells + KEY_RANKS - 1) // KEY_RANKS
 
 
-@numba.njit(**_JIT)
+@kernel
 def _symbol_shift(r):
     return 5 * (KEY_RANKS - 1 - r % KEY_RANKS)
 
 
-@numba.njit(**_JIT)
+@kernel
 def class_walk(nodes, bucket_mask, nbrs, nbr_count, rank, keys, payload):
     """Every path of the class that spells a word, as a row: its key and payload (word node << 16
     | points), written while there is room; returns (how many there are, the longest row's
@@ -78,7 +74,7 @@ def class_walk(nodes, bucket_mask, nbrs, nbr_count, rank, keys, payload):
     for start in range(cells):
         d = 0
         cell[0] = start
-        todo[0] = (nodes[0] >> 32) & bucket_mask[start]
+        todo[0] = (nodes[0] >> LETTERS_SHIFT) & bucket_mask[start]
         ni[0] = nbr_count[start]
         used = np.int64(1) << start
         while d >= 0:
@@ -92,10 +88,10 @@ def class_walk(nodes, bucket_mask, nbrs, nbr_count, rank, keys, payload):
                 letter = lowest_bit(bits)
                 todo[d] = bits & (bits - 1)
                 word = nodes[0 if d == 0 else node[d - 1]]
-                kid = (word & 0xFFFFFFFF) + popcount((word >> 32) & ((np.int64(1) << letter) - 1))
+                kid = (word & INDEX_MASK) + popcount((word >> LETTERS_SHIFT) & ((np.int64(1) << letter) - 1))
                 node[d] = kid
                 word = nodes[kid]
-                kids[d] = (word >> 32) & LETTERS
+                kids[d] = (word >> LETTERS_SHIFT) & LETTER_MASK
                 r = rank[c]
                 held[d + 1] = held[d] | (np.int64(1) << r)
                 top[d + 1] = max(top[d], r + 1)
@@ -132,7 +128,7 @@ def class_walk(nodes, bucket_mask, nbrs, nbr_count, rank, keys, payload):
     return count, longest
 
 
-@numba.njit(**_JIT)
+@kernel
 def _bound_row(tokens, i, points, total, best, prev):
     """Add row i (its points given) to the running bound (see tree_bound); returns its length."""
     width = tokens.shape[1]
@@ -164,7 +160,7 @@ def _bound_row(tokens, i, points, total, best, prev):
     return ln
 
 
-@numba.njit(**_JIT)
+@kernel
 def _bound_end(total, best, prev):
     for k in range(prev, 0, -1):
         if total[k] > best[k - 1]:
@@ -174,7 +170,7 @@ def _bound_end(total, best, prev):
     return total[0]
 
 
-@numba.njit(**_JIT)
+@kernel
 def tree_bound(tokens, pts, base):
     """U of the sum/choice tree of sorted, distinct rows (see the module), plus `base`: one pass
     with, per depth, the running sum of the open sum node and the running max of its open choice."""
@@ -188,7 +184,7 @@ def tree_bound(tokens, pts, base):
     return _bound_end(total, best, prev)
 
 
-@numba.njit(**_JIT)
+@kernel
 def _compare(a, i, shift_a, b, j, width):
     """Compare row i of a (its first token dropped when shift_a) with row j of b: -1, 0, 1."""
     for k in range(width):
@@ -201,7 +197,7 @@ def _compare(a, i, shift_a, b, j, width):
     return 0
 
 
-@numba.njit(**_JIT)
+@kernel
 def force(tokens, pts, token, base, out_tokens, out_pts):
     """The entries of the subclass with the first cell of the split order set: `token` is
     (its rank, the letter). Writes the merged rows to out_* (room for len(tokens) rows) and
@@ -253,7 +249,7 @@ def force(tokens, pts, token, base, out_tokens, out_pts):
     return out, base, _bound_end(total, best, prev)
 
 
-@numba.njit(**_JIT)
+@kernel
 def _radix_pass(key, pay, perm, shift, out_key, out_pay, out_perm, count):
     """One stable counting-sort pass of (key, pay, perm) on the 12 bits of key from `shift`
     (perm: empty when not carried); returns False (writing nothing) when those bits are all
@@ -280,7 +276,7 @@ def _radix_pass(key, pay, perm, shift, out_key, out_pay, out_perm, count):
     return True
 
 
-@numba.njit(**_JIT)
+@kernel
 def sort_entries(keys, payload, cells, out_tokens, out_pts):
     """Sort the walk's rows by key, keep one row per (key, word), add up the points of rows with
     equal keys, and write the distinct rows as tokens to out_* (width: the longest row);

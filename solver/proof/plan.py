@@ -20,12 +20,10 @@ buckets dropped; letters of the charset in no bucket join the last one):
 Coarser classes cost less to list and sort (a class's walk visits each of
 its word paths once, however many boards share it) and more to search; the
 defaults are the fastest of the splits measured on ENABLE2K
-(benchmarks/results/prove.md). On 3x4 the 1,863 classes with whole-charset
-corners took 16,617 CPU-seconds in all (a full proof, before the level-order
-walk); 3 buckets everywhere (134,865 classes) projected to about 29,000 at an
-earlier commit, and 2 buckets on the other cells (88 classes of up to 126
-million rows, proved in pieces) model at about the same as the default, in classes of up to 12 minutes and 2.3 times
-the memory.
+(benchmarks/results/prove.md, which has the figures, also of the splits
+not chosen on 3x4: 3 buckets everywhere, 134,865 classes, and 2 buckets on
+the other cells, 88 classes proved in pieces in larger classes that need
+more memory).
 `--classes SPEC` overrides it: comma-separated buckets for every cell
 ("aeiou,bcdfgh...,..."), or "CORNERS/OTHERS" with a comma list each side.
 A proof lists its canonical classes up front (each becomes a task), so a
@@ -47,6 +45,7 @@ from functools import cached_property
 import numpy as np
 
 from ..board import Shape, neighbours
+from ..charset import Charset
 from ..errors import ParameterError
 from ..search.symmetry import symmetries
 
@@ -70,12 +69,11 @@ def _parse_list(text: str, charset: str) -> tuple[str, ...]:
     buckets = [b.strip().lower() for b in text.split(",")]
     if any(not b for b in buckets):
         raise ParameterError("classes", f"empty bucket in {text!r}")
+    letters = Charset(charset)
     seen: dict[str, str] = {}
     for b in buckets:
-        bad = sorted({ch for ch in b if ch not in charset})
-        if bad:
-            raise ParameterError("classes", f"{', '.join(repr(ch) for ch in bad)} not in the lexicon's charset "
-                                 f"{charset.upper()}")
+        if letters.outside(b):
+            raise ParameterError("classes", f"bucket {letters.foreign(b)}")
         for ch in b:
             if ch in seen:
                 raise ParameterError("classes", f"letter {ch!r} is in more than one bucket ({seen[ch]!r}, {b!r})")
@@ -143,7 +141,7 @@ class ProofPlan:
         for buckets, ch in zip(self.buckets, letters):
             digit = next((i for i, b in enumerate(buckets) if ch in b), None)
             if digit is None:
-                raise ParameterError("board", f"{ch!r} is not in the lexicon's charset {self.charset.upper()}")
+                raise ParameterError("board", Charset(self.charset).foreign(ch.upper()))
             class_id += digit * weight
             weight *= len(buckets)
         return class_id

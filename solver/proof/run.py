@@ -34,8 +34,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..board import Shape, neighbours
+from ..board import Shape, neighbour_table
+from ..charset import Charset
 from ..errors import DawgError, ParameterError
+from ..schema import MAX_COUNT, Check, fields, integer, list_of, number, pair, text
 from ..search.symmetry import canonical_codes
 from .plan import ProofPlan, make_plan
 from .tables import tables_of
@@ -66,6 +68,13 @@ class ClassRecord:
     def from_dict(cls, data: dict) -> ClassRecord:
         return cls(int(data["class_id"]), int(data["bound"]), [(str(b), int(s)) for b, s in data["boards"]],
                    int(data["nodes"]), int(data.get("scored", 0)), float(data["seconds"]))
+
+    @staticmethod
+    def schema(plan: ProofPlan) -> Check:
+        """The check of a record's dict (`to_dict`) read back from a checkpoint of `plan`'s proof."""
+        board = text(f"[{plan.charset}]{{{plan.shape.cells}}}", f"a board of {plan.shape.cells} letters")
+        return fields(class_id=integer(), bound=integer(), nodes=integer(), scored=integer(), seconds=number(),
+                      boards=list_of(pair(board, integer(), "a [board, score] pair"), most=MAX_COUNT))
 
 
 @dataclass
@@ -99,11 +108,7 @@ class _Geometry:
 
     def __init__(self, plan: ProofPlan) -> None:
         shape = plan.shape
-        nbrs = neighbours(shape)
-        self.nbrs = np.full((shape.cells, 8), -1, np.int64)
-        for c, ns in enumerate(nbrs):
-            self.nbrs[c, :len(ns)] = ns
-        self.nbr_count = np.array([len(ns) for ns in nbrs], np.int64)
+        self.nbrs, self.nbr_count = neighbour_table(shape)
         self.rank = np.empty(shape.cells, np.int64)
         self.rank[list(plan.order)] = np.arange(shape.cells)
 
@@ -146,8 +151,7 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
 
     tables = tables_of(lexicon)
     geo = _Geometry(plan)
-    index = {ch: i for i, ch in enumerate(lexicon.charset.letters)}
-    bucket_mask = np.array([sum(1 << index[ch] for ch in b) for b in cell_letters], np.int64)
+    bucket_mask = np.array([sum(1 << code for code in lexicon.charset.codes(b)) for b in cell_letters], np.int64)
     cells = plan.shape.cells
     buffers = _buffers.get(cells)
     need = 1 << 18
@@ -203,7 +207,6 @@ class _Prover:
         self.plan = plan
         self.min_score = min_score
         self.shape = plan.shape
-        self.index = {ch: i for i, ch in enumerate(lexicon.charset.letters)}
         self.order = plan.order
         self.walked = np.empty((1024, self.shape.cells), np.int64)
         self.nodes = 0
@@ -231,7 +234,7 @@ class _Prover:
         return bound
 
     def _prove_piece(self, cell_letters: list[str], tokens: np.ndarray, pts: np.ndarray) -> int:
-        self.codes = [np.array(sorted(self.index[ch] for ch in b), np.int64) for b in cell_letters]
+        self.codes = [np.array(sorted(self.lexicon.charset.codes(b)), np.int64) for b in cell_letters]
         self.letters = np.zeros((self.shape.cells, max(len(c) for c in self.codes)), np.int64)
         self.letter_count = np.array([len(self.codes[c]) for c in self.order], np.int64)
         for r, c in enumerate(self.order):
@@ -302,10 +305,6 @@ class _Prover:
             self.found.append((b, int(s)))
 
 
-def _board_text(codes: np.ndarray, charset: str) -> str:
-    return "".join(charset[c] for c in codes.tolist())
-
-
 def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int) -> ClassRecord:
     """Every board of class `class_id` scoring at least `min_score`, in canonical form
     (distinct, best first), with the class's root bound."""
@@ -322,7 +321,7 @@ def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int) -> Clas
     if prover.found:
         codes = canonical_codes(np.array([b for b, _ in prover.found]), plan.shape)
         for row, (_, s) in zip(codes, prover.found):
-            boards[_board_text(row, plan.charset)] = s
+            boards[lexicon.charset.symbols(row.tolist())] = s
     ordered = sorted(boards.items(), key=lambda kv: (-kv[1], kv[0]))
     return ClassRecord(class_id, bound, ordered, prover.nodes, prover.scored, time.perf_counter() - start)
 
@@ -353,24 +352,24 @@ def check_records(lexicon, plan: ProofPlan, min_score: int, records: list[ClassR
     min_score and at most the class's bound. Records come from checkpoints and workers: this keeps a
     damaged or forged one out of the answer. (A class whose boards were dropped passes: only proving
     it again shows that.)"""
-    cells, charset = plan.shape.cells, plan.charset
+    cells, charset = plan.shape.cells, Charset(plan.charset)
     boards: list[tuple[ClassRecord, str, int]] = []
     for record in records:
         for board, score in record.boards:
             if len(board) != cells:
                 _refuse(record, board, f"is not a {plan.shape} board ({len(board)} letters, not {cells})")
-            if any(ch not in charset for ch in board):
-                _refuse(record, board, f"has letters outside the lexicon's charset {charset.upper()}")
+            if charset.outside(board):
+                _refuse(record, board, charset.foreign())
             boards.append((record, board, score))
     for start in range(0, len(boards), SCORE_BATCH):
         batch = boards[start:start + SCORE_BATCH]
-        codes = np.array([[charset.index(ch) for ch in board] for _, board, _ in batch], np.int64)
+        codes = np.array([charset.codes(board) for _, board, _ in batch], np.int64)
         canonical = canonical_codes(codes, plan.shape)
         scores = lexicon.score_codes(codes, plan.shape).tolist()
         for (record, board, score), row, canon, actual in zip(batch, codes, canonical, scores):
             home = plan.canonical_class(plan.class_of(board))
             if not np.array_equal(row, canon):
-                _refuse(record, board, f"is not in canonical form ({_board_text(canon, charset)!r})")
+                _refuse(record, board, f"is not in canonical form ({charset.symbols(canon.tolist())!r})")
             if home != record.class_id:
                 _refuse(record, board, f"belongs to class {home}")
             if actual != score:

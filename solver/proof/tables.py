@@ -1,15 +1,13 @@
 """The lexicon as the proof kernels read it: a compact trie over the charset.
 
-`nodes[n]` is bits 0-31 the first child of node n, bits 32-57 the letters
-it has children for (children contiguous in letter order, so the child for
-letter i is first + popcount(mask & ((1 << i) - 1))), the layout of the trie
-format's node words without the end-of-word bit, and bits 58-62 the points of
-the word ending at node n (0 when none does; at most 11), so the class walk
+`nodes[n]` is the trie node word of node n (solver/layout.py: first child,
+letter mask) without the end-of-word bit, and in its reserved bits 58-62 the
+points of the word ending at node n (0 when none does; at most 11), so the class walk
 reads one word per step; node 0 is the root. The node number is the word's
 identity. Qu is one letter ('q'), two letters
-long when scored. A trie lexicon gives the arrays straight from its node
-words (vectorised, ENABLE2K: 389k nodes, 4.7 MB); other formats build them
-from their word list.
+long when scored. A lexicon that holds a trie (`Lexicon.as_trie`) gives the
+arrays straight from its node words, vectorised; the others build them from
+their word list.
 """
 
 from __future__ import annotations
@@ -21,16 +19,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..board import points
+from ..charset import spelled_length
 from ..errors import DawgError
+from ..layout import LETTERS_SHIFT, RESERVED_MASK, RESERVED_SHIFT, split_node_words
 
-INDEX_MASK = 0xFFFFFFFF
-LETTER_BITS = (1 << 26) - 1
-POINTS_SHIFT = 58
+POINTS_SHIFT = RESERVED_SHIFT  # a word's points sit in the node word's reserved bits
 
 
 @dataclass(frozen=True)
 class Tables:
-    nodes: np.ndarray    # int64 per node: first child | letter mask << 32 | points << 58
+    nodes: np.ndarray    # int64 per node: first child | letter mask << LETTERS_SHIFT | points << POINTS_SHIFT
 
 
 _cache: dict[int, tuple[weakref.ref, Tables]] = {}
@@ -42,7 +40,8 @@ def tables_of(lexicon) -> Tables:
     hit = _cache.get(key)
     if hit is not None and hit[0]() is lexicon:
         return hit[1]
-    tables = _from_trie(lexicon) if getattr(lexicon, "format", "") == "trie" else _from_words(lexicon)
+    trie = lexicon.as_trie()
+    tables = _from_trie(lexicon, trie.nodes) if trie is not None else _from_words(lexicon)
     _cache[key] = (weakref.ref(lexicon, lambda _, key=key: _cache.pop(key, None)), tables)
     return tables
 
@@ -52,47 +51,42 @@ def _spelled_points(lengths: np.ndarray) -> np.ndarray:
     return table[lengths]
 
 
-def _from_trie(lexicon) -> Tables:
-    words = lexicon.nodes.view(np.int64)
-    count = len(words)
-    first = words & INDEX_MASK
-    mask = (words >> 32) & LETTER_BITS
+def _from_trie(lexicon, nodes: np.ndarray) -> Tables:
+    first, mask, eow = split_node_words(nodes)
+    count = len(nodes)
     parent = np.zeros(count, np.int64)
     step = np.zeros(count, np.int64)  # letters a node adds to a word: 2 for Qu
-    q = lexicon.charset.letters.find("q")
     for letter in range(len(lexicon.charset)):
         has = np.flatnonzero((mask >> letter) & 1)
         kid = first[has] + np.bitwise_count(mask[has] & ((1 << letter) - 1)).astype(np.int64)
         parent[kid] = has
-        step[kid] = 2 if letter == q else 1
+        step[kid] = len(lexicon.charset.face(letter))
     length = np.zeros(count, np.int64)
     for _ in range(int(lexicon.max_length) + 1):  # a fixed point, one level deeper each time
         length[1:] = length[parent[1:]] + step[1:]
-    pts = np.where(words < 0, _spelled_points(length), 0).astype(np.int64)
+    pts = np.where(eow == 1, _spelled_points(length), 0).astype(np.int64)
     return _tables(first, mask, pts)
 
 
 def _tables(first: np.ndarray, mask: np.ndarray, pts: np.ndarray) -> Tables:
-    if pts.max(initial=0) >= 1 << (63 - POINTS_SHIFT):
+    if pts.max(initial=0) > RESERVED_MASK:
         raise DawgError("word points do not fit the proof's compact trie (5 bits)")
-    return Tables(np.ascontiguousarray(first | (mask << 32) | (pts << POINTS_SHIFT)))
+    return Tables(np.ascontiguousarray(first | (mask << LETTERS_SHIFT) | (pts << POINTS_SHIFT)))
 
 
 def _from_words(lexicon) -> Tables:
-    letters = lexicon.charset.letters
-    index = {ch: i for i, ch in enumerate(letters)}
     kids: list[dict[int, int]] = [{}]
     pts = [0]
     for word, _ in lexicon.numbered_words():
         node = 0
-        for ch in word:
-            nxt = kids[node].get(index[ch])
+        for code in lexicon.charset.codes(word):
+            nxt = kids[node].get(code)
             if nxt is None:
-                nxt = kids[node][index[ch]] = len(kids)
+                nxt = kids[node][code] = len(kids)
                 kids.append({})
                 pts.append(0)
             node = nxt
-        pts[node] = points(len(word) + word.count("q"))
+        pts[node] = points(spelled_length(word))
     # renumber breadth first so that each node's children are contiguous, in letter order
     order, new = [0], {0: 0}
     for old in order:

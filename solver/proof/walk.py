@@ -9,11 +9,9 @@ of it `s_bound`), and so are the choices of a slot (a choice: its cell's rank
 `q_rank`). Choice q's slots are q_slot[q]..q_slot[q + 1], in letter order;
 slot j's choices are s_choice[j]..s_choice[j + 1]; slot 0 is the root. The
 walk's scans of a choice's letters and its pushes of a slot's choices read a
-few adjacent entries instead of one node per cache line: 197.6 -> 147.4 CPU-s
-on 24 ENABLE2K 3x4 classes and 66.0 -> 57.8 on the 3x3 proof, against the
-preorder layout with skip links it replaced (benchmarks/results/prove.md). A
-depth-first order with consecutive children walked slower (7.6 s against 3.3
-breadth first on one 3x4 class).
+few adjacent entries instead of one node per cache line, faster than the
+preorder layout with skip links it replaced and than a depth-first order with
+consecutive children (benchmarks/results/prove.md has both measurements).
 
 `walk` forces the cells of ranks rank0.. in split order, one letter at a time,
 keeping per rank the choice nodes reached so far (pending): forcing a letter
@@ -27,10 +25,9 @@ what merging the pending choices of each rank would give at its top, without
 merging anything. Before a letter is forced, the cheaper bound points +
 by_letter[r, a] + the open bound below rank r (taken on arriving at rank r)
 skips, without touching the pending choices, the letters that cannot reach
-the target: 35% less walk time on ENABLE2K 3x4 classes with whole-charset
-corners. Trying the next letter of a rank restores the ranks below to their
-state on arriving there from a copy (a few KB) instead of undoing each push:
-a further 27% less. Pruning below the target is sound; a full board reaching
+the target. Trying the next letter of a rank restores the ranks below to their
+state on arriving there from a copy (a few KB) instead of undoing each push.
+What each step saved: benchmarks/results/prove.md, "The walk's steps". Pruning below the target is sound; a full board reaching
 the target has points equal to its multi-path score, at least its true score,
 and is written out to be scored exactly. Allocation free inside: explicit
 stacks, no recursion.
@@ -38,13 +35,12 @@ stacks, no recursion.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+from ..jit import kernel
 
 
-@numba.njit(**_JIT)
+@kernel
 def _row_length(tokens, i):
     for k in range(tokens.shape[1]):
         if tokens[i, k] < 0:
@@ -52,7 +48,7 @@ def _row_length(tokens, i):
     return tokens.shape[1]
 
 
-@numba.njit(**_JIT)
+@kernel
 def _common(tokens, i, prev, ln):
     """The length of the prefix row i shares with row i - 1 (of length prev)."""
     p = 0
@@ -63,7 +59,7 @@ def _common(tokens, i, prev, ln):
     return p
 
 
-@numba.njit(**_JIT)
+@kernel
 def _level_sizes(tokens):
     """How many slots and choices each level of the tree of sorted, distinct rows has: level t
     holds the slots of row prefixes of t tokens and the choices under them. A row adds a slot
@@ -86,7 +82,7 @@ def _level_sizes(tokens):
     return slots, choices
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def _close_choice(k, choice, best, total):
     """Close the open choice under the slot at depth k: the max over its letters adds to the
     slot's bound."""
@@ -95,7 +91,7 @@ def _close_choice(k, choice, best, total):
         choice[k] = -1
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def _close_slots(prev, p, sums, choice, best, total, s_bound):
     """Close the slots deeper than depth p, deepest first, each into its parent choice."""
     for k in range(prev, p, -1):
@@ -105,7 +101,7 @@ def _close_slots(prev, p, sums, choice, best, total, s_bound):
             best[k - 1] = total[k]
 
 
-@numba.njit(**_JIT)
+@kernel
 def build_tree(tokens, pts, base):
     """The sum/choice tree of sorted, distinct rows plus `base` points at the root, in level
     order (see the module): (q_rank, q_slot, s_letter, s_value, s_bound, s_choice); the root is
@@ -172,7 +168,7 @@ def root_bound(tree) -> int:
     return int(tree[4][0])
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def _push(q, pend, top, by_letter, q_rank, q_slot, s_letter, s_bound):
     """Make choice q pending, adding its letters' bounds to its rank's per-letter sums."""
     r = q_rank[q]
@@ -182,7 +178,7 @@ def _push(q, pend, top, by_letter, q_rank, q_slot, s_letter, s_bound):
         by_letter[r, s_letter[j]] += s_bound[j]
 
 
-@numba.njit(**_JIT)
+@kernel
 def walk(q_rank, q_slot, s_letter, s_value, s_bound, s_choice, rank0, letters, letter_count, target, out):
     """Every full board of the subclass (ranks below rank0 forced, the tree's root its sum node)
     whose walk bound reaches `target`: writes the letters of ranks rank0.. of each to a row of
@@ -274,7 +270,7 @@ def walk(q_rank, q_slot, s_letter, s_value, s_bound, s_choice, rank0, letters, l
     return found, nodes
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def _open_bound(rank, by_letter):
     """The sum over ranks rank.. of the max of by_letter over all 32 columns (a letter outside a
     rank's bucket has no children there, so its column stays 0): contiguous, no indirection."""

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..backends import Scorer
 from ..board import Shape, parse_board
+from ..charset import Charset
 from ..dice_sets import random_seed
 from ..errors import ParameterError
 from .methods import METHODS, SearchMethod, method_named
@@ -36,24 +37,24 @@ def run_method(method: SearchMethod, run: SearchRun, pool: int | None, start: np
     return run.result(method.name, seed, stopped)
 
 
-def plan_search(letters: str, shape: Shape, method: str, seed: int | None, top: int, alphabet: str | None,
+def plan_search(charset: Charset, shape: Shape, method: str, seed: int | None, top: int, alphabet: str | None,
                 start: str | None, pool: int | None,
                 options: dict) -> tuple[SearchMethod, int, BoardSpace, np.ndarray | None]:
-    """Check a search's parameters against the lexicon's `letters` before anything runs (a driver
+    """Check a search's parameters against the lexicon's `charset` before anything runs (a driver
     checks a whole run this way); returns the method, the seed, the board space and the start's
     letter codes."""
     chosen = method_named(method, METHODS)
     chosen.validate(options)
     seed = check_common(pool, top, seed)
-    codes = sorted(set(parse_letters(alphabet, letters, "alphabet"))) if alphabet else range(len(letters))
+    codes = sorted(set(parse_letters(alphabet, charset, "alphabet"))) if alphabet else range(len(charset))
     space = BoardSpace(shape, np.array(codes, np.int64))
     chosen.check_pool(pool, space)
-    start_codes = board_to_codes(parse_board(start, shape), letters) if start else None
+    start_codes = board_to_codes(parse_board(start, shape), charset) if start else None
     if start_codes is not None:
-        outside = sorted({letters[c].upper() for c in start_codes.tolist()} - {letters[c].upper() for c in codes})
+        outside = sorted(set(charset.symbols(start_codes.tolist()).upper()) - set(charset.symbols(codes).upper()))
         if outside:
             raise ParameterError("start", f"board {start!r} has {', '.join(outside)}, outside the alphabet "
-                                          f"{''.join(letters[c] for c in codes).upper()}")
+                                          f"{charset.symbols(codes).upper()}")
     return chosen, seed, space, start_codes
 
 
@@ -66,7 +67,7 @@ def search(scorer: Scorer, shape: Shape, budget: Budget, method: str = "hillclim
     the first climb or run starts from (in those letters); `pool` is what the method's
     `pool_meaning` says (default: its `default_pool`; at most what a round can hold in
     MAX_POOL_BYTES); `options` are the method's own (`METHODS[m].options`)."""
-    chosen, seed, space, start_codes = plan_search(scorer.lexicon.charset.letters, shape, method, seed, top,
+    chosen, seed, space, start_codes = plan_search(scorer.lexicon.charset, shape, method, seed, top,
                                                    alphabet, start, pool, options)
     run = SearchRun(scorer, space, budget, seed, top, on_round)
     return run_method(chosen, run, pool, start_codes, options, seed)

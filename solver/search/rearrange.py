@@ -18,6 +18,7 @@ import numpy as np
 
 from ..backends import Scorer
 from ..board import Board, Shape, neighbours, parse_board
+from ..charset import fold, symbol_of
 from ..engine import Found, solve_one
 from ..errors import DawgError
 from .find import check_common, run_method
@@ -41,7 +42,7 @@ def spellable_words(scorer: Scorer, multiset: list[int]) -> list[Found]:
     can make are visited."""
     lex = scorer.lexicon
     cells = len(multiset)
-    board = codes_to_board(np.array(multiset), lex.charset.letters, Shape(1, cells))
+    board = codes_to_board(np.array(multiset), lex.charset, Shape(1, cells))
     every = (1 << cells) - 1
     touching = [every & ~(1 << cell) for cell in range(cells)] + [every]
     return solve_one(lex.walk, lex.python_inputs, board, lex.charset, False, True, touching)[2]
@@ -50,17 +51,15 @@ def spellable_words(scorer: Scorer, multiset: list[int]) -> list[Found]:
 def pair_worth(scorer: Scorer, multiset: list[int]) -> np.ndarray:
     """Worth of each letter pair: the points of the lexicon's words that the multiset can
     spell and that have the two letters next to each other (either order)."""
-    letters = scorer.lexicon.charset.letters
-    size = len(letters)
+    charset = scorer.lexicon.charset
+    size = len(charset)
     worth = np.zeros(size * size, np.int64)
-    codes = {ch: i for i, ch in enumerate(letters)}
     firsts, seconds, values = [], [], []
     for found in spellable_words(scorer, multiset):
-        folded = found.word.replace("qu", "q")
-        for a, b in zip(folded, folded[1:]):
-            firsts.append(codes[a])
-            seconds.append(codes[b])
-            values.append(found.points)
+        codes = charset.codes(fold(found.word))
+        firsts.extend(codes[:-1])
+        seconds.extend(codes[1:])
+        values.extend([found.points] * (len(codes) - 1))
     first, second, value = np.array(firsts, np.int64), np.array(seconds, np.int64), np.array(values, np.int64)
     worth += np.bincount(first * size + second, value, size * size).astype(np.int64)
     other = first != second
@@ -100,9 +99,9 @@ def rearrange(scorer: Scorer, letters: str, shape: Shape, budget: Budget, method
     chosen.validate(options)
     seed = check_common(pool, 1, seed)
     lex = scorer.lexicon
-    charset = lex.charset.letters
+    charset = lex.charset
     board = parse_board(letters, shape)
-    odd = next((cell for cell, face in enumerate(board.faces) if not (len(face) == 1 or face == "qu")), None)
+    odd = next((cell for cell, face in enumerate(board.faces) if len(symbol_of(face)) != 1), None)
     if odd is not None:
         raise DawgError(f"board {board.notation!r}: {board.cell_text(odd)!r} cannot be rearranged: only letters "
                         f"and Qu, not blanks or two-letter faces")
@@ -113,7 +112,7 @@ def rearrange(scorer: Scorer, letters: str, shape: Shape, budget: Budget, method
     start = energy_arrangement(space, pair_worth(scorer, multiset), np.array(multiset, np.int64))
     result = run_method(chosen, run, pool, start, options, seed)
     start_board: Board = canonical_board(codes_to_board(start, charset, shape))
-    return RearrangeResult(result, "".join(sorted(charset[c] for c in multiset)),
+    return RearrangeResult(result, "".join(sorted(charset.symbols(multiset))),
                            ScoredBoard(start_board.notation, lex.score(start_board)),
                            lex.words(parse_board(result.best.board, shape)))
 

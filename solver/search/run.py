@@ -128,7 +128,7 @@ class SearchRun:
     def __init__(self, scorer: Scorer, space: BoardSpace, budget: Budget, seed: int, top: int,
                  on_round: Callable[[SearchStatus], None] | None) -> None:
         self.scorer = scorer
-        self.letters = scorer.lexicon.charset.letters
+        self.charset = scorer.lexicon.charset
         self.space = space
         self.shape = space.shape
         self.budget = budget
@@ -203,14 +203,14 @@ class SearchRun:
 
     def scored_board(self, key: bytes, score: int) -> ScoredBoard:
         codes = np.frombuffer(key, np.uint8).astype(np.int64)
-        return ScoredBoard(codes_to_board(codes, self.letters, self.shape).notation, score)
+        return ScoredBoard(codes_to_board(codes, self.charset, self.shape).notation, score)
 
     def status(self) -> SearchStatus:
         best = self.scored_board(*self.top.best) if self.top.best else None
         return SearchStatus(self.rounds, self.evaluations, self.elapsed, best)
 
     def result(self, method: str, seed: int, stopped: str) -> SearchResult:
-        alphabet = "".join(self.letters[c] for c in self.space.letters.tolist())
+        alphabet = self.charset.symbols(self.space.letters.tolist())
         return SearchResult(method, self.shape, alphabet, seed,
                             [self.scored_board(k, s) for k, s in self.top.ranked()[:self.top.size]],
                             self.rounds, self.evaluations, self.elapsed, stopped)

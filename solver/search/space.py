@@ -7,27 +7,30 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..board import Board, Shape
+from ..charset import Charset, symbol_of
 from ..errors import DawgError, ParameterError
 
 
-def codes_to_board(codes: np.ndarray, letters: str, shape: Shape) -> Board:
-    return Board(tuple("qu" if letters[c] == "q" else letters[c] for c in codes.tolist()), shape)
+def codes_to_board(codes: np.ndarray, charset: Charset, shape: Shape) -> Board:
+    return Board(tuple(charset.face(c) for c in codes.tolist()), shape)
 
 
-def board_to_codes(board: Board, letters: str) -> np.ndarray:
+def board_to_codes(board: Board, charset: Charset) -> np.ndarray:
     """Letter codes of a board of single letters (and Qu) from the charset."""
     codes = []
     for cell in range(board.shape.cells):
-        face = board.faces[cell]
-        index = letters.find(face[0]) if face == "qu" or len(face) == 1 else -1
-        if index < 0:
+        symbol = symbol_of(board.faces[cell])
+        if len(symbol) != 1:
             raise DawgError(f"board {board.notation!r}: {board.cell_text(cell)!r} is not a letter of the "
-                            f"lexicon's charset {letters.upper()}")
-        codes.append(index)
+                            f"lexicon's charset {charset.letters.upper()}")
+        code = charset.code(symbol)
+        if code < 0:
+            raise DawgError(f"board {board.notation!r}: {charset.foreign(board.cell_text(cell))}")
+        codes.append(code)
     return np.array(codes, np.int64)
 
 
-def parse_letters(text: str, charset: str, what: str) -> list[int]:
+def parse_letters(text: str, charset: Charset, what: str) -> list[int]:
     """Codes of the letters of `text` ('q' = Qu die; case, spaces and commas ignored)."""
     codes = []
     for ch in text.lower():
@@ -35,9 +38,10 @@ def parse_letters(text: str, charset: str, what: str) -> list[int]:
             continue
         if not ("a" <= ch <= "z"):
             raise ParameterError(what, f"{ch!r} is not a letter a-z ('q' is the Qu die)")
-        if ch not in charset:
-            raise ParameterError(what, f"{ch.upper()!r} is not in the lexicon's charset {charset.upper()}")
-        codes.append(charset.index(ch))
+        code = charset.code(ch)
+        if code < 0:
+            raise ParameterError(what, charset.foreign(ch.upper()))
+        codes.append(code)
     if not codes:
         raise ParameterError(what, "no letters given")
     return codes
