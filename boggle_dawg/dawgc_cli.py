@@ -104,11 +104,30 @@ def words(
     path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help(None)),
     numbers: bool = typer.Option(False, "--numbers", help="Also print each word's number."),
+    prefix: str = typer.Option("", "--prefix", help="Only the words that start with these letters."),
 ) -> None:
-    """Print every word of a compiled lexicon, one per line, alphabetically."""
+    """Print every word of a compiled lexicon (or those with a prefix), one per line, alphabetically."""
     lex = open_lexicon(path, fmt)  # the words stream out: a small file can hold hundreds of millions
     line = "{}\t{}\n" if numbers else "{}\n"
-    sys.stdout.writelines(line.format(display(w), n) for w, n in lex.iter_numbered_words())
+    sys.stdout.writelines(line.format(display(w), n) for w, n in lex.iter_numbered_words(prefix=prefix))
+
+
+@app.command()
+def lookup(
+    path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
+    words: list[str] = typer.Argument(..., help="Words to look up (any case; Qu spelled out, as in QUEEN)."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=format_help(None)),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {word, found, number}."),
+) -> None:
+    """Say whether each word is in a lexicon, and its number: exit 0 if all are, 1 if any is not (as grep)."""
+    lex = open_lexicon(path, fmt)
+    numbers = [lex.key_id(w) if w in lex else None for w in words]
+    if as_json:
+        print(json.dumps([{"word": w, "found": n is not None, "number": n} for w, n in zip(words, numbers)], indent=2))
+    else:
+        print("\n".join(f"{w}\tabsent" if n is None else f"{w}\tfound\t{n}" for w, n in zip(words, numbers)))
+    if None in numbers:
+        raise typer.Exit(1)
 
 
 def main() -> None:

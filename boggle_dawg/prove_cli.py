@@ -98,7 +98,7 @@ def _prove_on_engine(lex, shape, min_score: int, classes: str | None, seed: int,
     from .solver.cluster.prove_job import ProvePlan
 
     plan = ProvePlan(lex, shape, min_score, classes, seed)
-    headline = f"proof of {shape} boards at {min_score:,}: {count(len(plan.ids), *NOUNS)}"
+    headline = f"proof of {shape} boards at {min_score:,}: {count(plan.total, *NOUNS)}"
     try:
         result, outcome, label = run_on_engine(plan, headline, NOUNS, lambda record: record["boards"], workers,
                                                scheduler, checkpoint, resume, quiet)
@@ -106,11 +106,11 @@ def _prove_on_engine(lex, shape, min_score: int, classes: str | None, seed: int,
     except KeyboardInterrupt:
         complete = False
     if not complete:  # Ctrl-C: a proof with classes missing proves nothing
-        raise KeyboardInterrupt(_kept(len(plan.ids), checkpoint))
-    closing_line(f"proved {count(len(plan.ids), *NOUNS)} in {result.seconds:.1f} s, "
+        raise KeyboardInterrupt(_kept(plan.total, checkpoint))
+    closing_line(f"proved {count(plan.total, *NOUNS)} in {result.seconds:.1f} s, "
                  f"{result.cpu_seconds:,.1f} CPU-s in the classes ({label})", quiet)
     if verify_sample:
-        closing_line(f"proving {count(min(verify_sample, len(plan.ids)), *NOUNS)} again here to check their "
+        closing_line(f"proving {count(min(verify_sample, plan.total), *NOUNS)} again here to check their "
                      f"records (--verify-sample)", quiet)
         verified = len(plan.verify_sample(outcome.records, verify_sample))
         closing_line(f"{count(verified, *NOUNS)} verified: the records match", quiet)

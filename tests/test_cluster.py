@@ -304,7 +304,7 @@ def test_a_worker_with_another_lexicon_fails_the_run_in_one_line(cluster, lexico
     wrong = LexiconRef(ref.path, ref.format, "0" * 64)
     plan = _plan(lexicon, tasks=1)
     spec = plan.spec(0)
-    job = Job({"kind": "search", "test": "wrong lexicon"}, [(0, type(spec)(**{**spec.__dict__, "lexicon": wrong}))],
+    job = Job({"kind": "search", "test": "wrong lexicon"}, [(0, type(spec)(**{**spec.__dict__, "lexicon": wrong}))], 1,
               plan.job().function)
     with Engine(scheduler=cluster) as engine, pytest.raises(DawgError, match="differs from the driver"):
         engine.run(job)

@@ -250,13 +250,28 @@ def test_canonical_ids_cover_every_class_once_per_orbit(make_lexicon):
 @pytest.mark.parametrize("size,spec", [((2, 2), "ae,s,t"), ((2, 3), "a,e,st"), ((3, 3), "ae,s,t"),
                                        ((3, 4), "aest/ae,st"), ((4, 4), "aest/ae,st"), ((1, 5), "a,e,s,t")])
 def test_canonical_count_is_what_canonical_ids_lists(make_lexicon, size, spec):
-    """The count a proof is refused on (Burnside's lemma) without listing: exactly the listed ids,
+    """The count a proof shows (Burnside's lemma) without listing: exactly the listed ids,
     and the canonical class of every class is listed."""
     lex = open_lexicon(make_lexicon(["tea", "seat"], "AEST"))
     plan = make_plan(lex, size, spec)
     ids = plan.canonical_ids()
     assert plan.canonical_count() == len(ids)
     assert {plan.canonical_class(c) for c in range(plan.class_count)} == set(ids)
+
+
+@pytest.mark.parametrize("size", [(3, 3), (3, 4)])
+def test_the_lazy_class_order_lists_each_canonical_class_once_the_same_for_a_seed(make_lexicon, size):
+    """A proof's class order (`canonical_order`): every canonical class of the default split exactly
+    once (the eager listing's set), the same order on every run with a seed, another with another seed."""
+    lex = open_lexicon(make_lexicon(["tea", "seat", "quest"]))
+    plan = make_plan(lex, size)
+    order = list(plan.canonical_order(7))
+    assert len(order) == len(set(order)) == plan.canonical_count()
+    assert set(order) == set(plan.canonical_ids())
+    assert list(make_plan(lex, size).canonical_order(7)) == order
+    other = list(plan.canonical_order(8))
+    assert other != order and sorted(other) == sorted(order)
+    assert order != sorted(order)
 
 
 def test_plan_and_record_are_small_and_portable(make_lexicon, tmp_path):

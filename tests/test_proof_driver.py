@@ -1,6 +1,6 @@
 """The proof's driver (`dawg-solve prove`, solver.cluster.prove_job): every board a proof reports is
 checked and scored again before it is printed, `--verify-sample` proves recorded classes again, Ctrl-C
-says what was kept, and a split too fine to list is refused at once."""
+says what was kept, and a 4x4 proof starts at once."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def _with_board(records: dict, class_id: int, board, score) -> dict:
 
 
 def _class_with_boards(plan: ProvePlan, records: dict) -> int:
-    return next(class_id for class_id in plan.ids if records[class_id]["boards"])
+    return next(class_id for class_id in plan.ids() if records[class_id]["boards"])
 
 
 def _class_of(plan: ProvePlan, board: str) -> int:
@@ -77,7 +77,7 @@ def _forgeries(plan: ProvePlan, records: dict, everything) -> list[tuple[dict, i
     real_class = _class_with_boards(plan, records)
     real_board, real_score = records[real_class]["boards"][0]
     zzz_class = _class_of(plan, "zzzzzz")
-    other = next(c for c in plan.ids if c != zzz_class)
+    other = next(c for c in plan.ids() if c != zzz_class)
     low_board, low_score = next((b, s) for b, s in everything if s < plan.min_score)
     low_class = _class_of(plan, low_board)
     forty = "e" * 40
@@ -171,11 +171,11 @@ def test_ctrl_c_says_what_was_recorded(proof, tmp_path, monkeypatch, capsys, wit
 
     def interrupted(engine, job, checkpoint, on_record, on_status):
         """Two classes recorded, then Ctrl-C (an engine that never starts a cluster)."""
-        done = {class_id: records[class_id] for class_id, _ in job.tasks[:2]}
+        done = {class_id: records[class_id] for class_id, _ in itertools.islice(job.tasks, 2)}
         if checkpoint is not None:
             for class_id, record in done.items():
                 checkpoint.append(class_id, record)
-        return Outcome(done, len(job.tasks), interrupted=True)
+        return Outcome(done, job.count, interrupted=True)
 
     monkeypatch.setattr(Engine, "start", lambda engine: None)
     monkeypatch.setattr(Engine, "run", interrupted)
@@ -186,22 +186,39 @@ def test_ctrl_c_says_what_was_recorded(proof, tmp_path, monkeypatch, capsys, wit
     assert status.value.code == 130
     err = capsys.readouterr().err
     if with_checkpoint:
-        assert err == (f"dawg-solve: error: interrupted: 2 of {len(plan.ids)} classes recorded in {path}; "
+        assert err == (f"dawg-solve: error: interrupted: 2 of {plan.total} classes recorded in {path}; "
                        f"run the same command with --resume to continue\n")
     else:
         assert err.startswith("dawg-solve: error: interrupted: nothing was recorded (no --checkpoint)")
         assert err.count("\n") == 1
 
 
-def test_a_split_too_fine_to_list_is_refused_at_once(make_lexicon):
-    """The default 4x4 split has 136 million classes: refused before any is listed, with a coarser
-    split to try (the hint's split is listed quickly)."""
-    path = make_lexicon(_words())
+def test_a_4x4_proof_proves_its_first_class_within_seconds_in_little_memory(make_lexicon, tmp_path):
+    """The default 4x4 split (136 million classes, 17 million canonical) is never listed up front:
+    the first class is recorded within seconds of the start, with the driver's memory small; Ctrl-C
+    then keeps it (status 130)."""
+    import signal
+    import subprocess
+
+    import psutil
+
+    lexicon, path = make_lexicon(_words()), tmp_path / "run.ckpt"
     started = time.perf_counter()
-    proc = run_cli("boggle_dawg.dawg_solve", "prove", str(path), "--size", "4x4", "--min-score", "100", "--workers",
-                   "1", timeout=60)
-    assert_clean_error(proc, "--classes: ", "136,048,896 before symmetry", "more than the 262,144")
-    assert time.perf_counter() - started < 30
-    hint = proc.stderr.strip().rsplit("'", 2)[-2]
-    plan = ProvePlan(open_lexicon(path), Shape(4, 4), 100, hint)
-    assert 0 < len(plan.ids) <= 1 << 18
+    proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", "prove", str(lexicon), "--size", "4x4",
+                             "--min-score", "100000", "--workers", "1", "--checkpoint", str(path), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    driver, peak = psutil.Process(proc.pid), 0
+    try:
+        while not (path.exists() and path.read_text().count("\n") >= 2):
+            assert proc.poll() is None, proc.stderr.read()
+            assert time.perf_counter() - started < 30, "no class recorded within 30 s"
+            peak = max(peak, driver.memory_info().rss)
+            time.sleep(0.05)
+        first = time.perf_counter() - started
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "of 17,045,505 classes recorded in" in err and err.count("\n") == 1
+    assert first < 30 and peak < 500 << 20, (first, peak)

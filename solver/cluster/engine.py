@@ -1,17 +1,20 @@
 """The engine: a job's tasks run on Dask distributed workers, their records merged on the driver.
 
-A `Job` is a header (what the run is: a checkpoint must match it), a list of small
-task specs (a seed and a budget, a class id: a few hundred bytes each, never arrays
-or lexicons) and a module-level function that turns one spec into a JSON-able record
-on a worker. `Engine` is a Dask `Client`: on a `LocalCluster` of N worker processes
-started here (the default), or on a running scheduler (`dask scheduler` and `dask
-worker` on other machines). Both are the same code path: tasks are submitted with
-`Client.submit` (with Dask's `retries=`), gathered with `as_completed`, and a worker
-that dies has its tasks run again elsewhere by the scheduler. Each finished record is
+A `Job` is a header (what the run is: a checkpoint must match it), its small task
+specs (a seed and a budget, a class id: a few hundred bytes each, never arrays or
+lexicons), given as an iterable and a count, and a module-level function that turns
+one spec into a JSON-able record on a worker. `Engine` is a Dask `Client`: on a
+`LocalCluster` of N worker processes started here (the default), or on a running
+scheduler (`dask scheduler` and `dask worker` on other machines). Both are the same
+code path: tasks are submitted with `Client.submit` (with Dask's `retries=`), at most
+WINDOW at a time, topped up from the iterable as they finish (so start-up and memory do
+not grow with the number of tasks), gathered with `as_completed`, and a worker that
+dies has its tasks run again elsewhere by the scheduler. Each finished record is
 appended to the checkpoint before the next is taken, so a killed driver, worker or
-cluster loses at most the tasks in flight; a resumed run submits only the tasks the
-checkpoint lacks. Merging the records into an answer is the job's caller's business
-(records come back keyed by task id, so the order they finished in cannot matter).
+cluster loses at most the tasks in flight; a resumed run skips the tasks the checkpoint
+holds as the iterable reaches them. Merging the records into an answer is the job's
+caller's business (records come back keyed by task id, so the order they finished in
+cannot matter).
 
 Importing this module imports nothing heavy; dask and distributed are imported when an
 engine starts.
@@ -22,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,16 +36,18 @@ RETRIES = 2  # times Dask runs a task again after an unexpected error (a worker'
 POLL_SECONDS = 0.05  # the driver's wait between looks at finished tasks
 STATUS_SECONDS = 0.5  # at most one status (and one scheduler query) per this many seconds
 CONNECT_SECONDS = 10
+WINDOW = 1000  # tasks submitted and not yet finished, at most (about 0.5 ms each to submit)
 
 
 @dataclass(frozen=True)
 class Job:
-    """What the engine runs: `function(spec)` for every (task id, spec) of `tasks` not yet recorded.
-    `function` must be importable on the workers (module level in this package); task ids are
-    ints or strings and unique."""
+    """What the engine runs: `function(spec)` for every (task id, spec) of `tasks` not yet recorded,
+    `count` of them (read once, lazily: they need not fit in memory). `function` must be importable
+    on the workers (module level in this package); task ids are ints or strings and unique."""
 
     header: dict
-    tasks: Sequence[tuple[Any, Any]]
+    tasks: Iterable[tuple[Any, Any]]
+    count: int
     function: Callable[[Any], dict]
 
     @property
@@ -180,22 +185,32 @@ class Engine:
         other errors are retried (Dask's `retries`), then say which task failed and why."""
         from distributed import as_completed
 
-        ids = [task for task, _ in job.tasks]
-        if len(set(ids)) != len(ids):
-            raise DawgError(f"{job.kind}: task ids repeat")
-        records: dict = {}
-        if checkpoint is not None:
-            records.update((task, rec) for task, rec in checkpoint.records.items() if task in set(ids))
-        outcome = Outcome(records, len(ids), frozenset(records))
+        records: dict = dict(checkpoint.records) if checkpoint is not None else {}  # its header is this job's
+        outcome = Outcome(records, job.count, frozenset(records))
         resumed = len(records)
         started = time.perf_counter()
         token = job.token()
-        futures = {}
-        for task, spec in job.tasks:
-            if task not in records:
+        futures: dict = {}  # future -> its task id
+        flying: set = set()  # the task ids of `futures`
+        tasks = iter(job.tasks)
+        pending = as_completed()
+
+        def top_up() -> None:
+            """Submit tasks not yet recorded until WINDOW are in flight or none is left."""
+            while len(futures) < WINDOW:
+                task, spec = next(tasks, (None, None))
+                if task is None:
+                    return
+                if task in records:
+                    continue
+                if task in flying:
+                    raise DawgError(f"{job.kind}: task ids repeat ({task})")
                 future = self.client.submit(run_task, job.function, spec, key=f"{job.kind}-{token}-{task}",
                                             retries=self.retries, pure=False)
                 futures[future] = task
+                flying.add(task)
+                pending.add(future)
+
         seen = self.worker_addresses()
         last_status = -STATUS_SECONDS
 
@@ -208,10 +223,10 @@ class Engine:
             alive = self.worker_addresses()
             outcome.lost += len(seen - alive)
             seen = alive
-            on_status(EngineStatus(len(records), len(ids), resumed, len(alive), outcome.lost, outcome.failures, now))
+            on_status(EngineStatus(len(records), job.count, resumed, len(alive), outcome.lost, outcome.failures, now))
 
-        pending = as_completed(list(futures))
         try:
+            top_up()
             report(force=True)
             while not pending.is_empty():
                 batch = pending.next_batch(block=False)
@@ -226,10 +241,11 @@ class Engine:
                         pending.add(future)
                         continue
                     task = futures.pop(future)
+                    flying.discard(task)
                     if future.status != "finished":
                         outcome.failures += 1
                         if self.scheduler_lost():
-                            raise _scheduler_lost(self.client.scheduler.address, len(records), len(ids),
+                            raise _scheduler_lost(self.client.scheduler.address, len(records), job.count,
                                                   checkpoint)
                         raise _failure(job, task, future)
                     record = future.result()
@@ -245,6 +261,7 @@ class Engine:
                     if on_record is not None and on_record(task, record):
                         outcome.stopped_early = True
                         return outcome
+                top_up()
                 report()
             report(force=True)
             return outcome

@@ -5,15 +5,18 @@ hundred bytes. A worker runs `solver.proof.prove_class` on its warm lexicon and 
 back `ClassRecord.to_dict()`, which is also what the checkpoint stores per class. The
 answer (`solver.proof.combine` of all records) does not depend on which worker proved
 which class, in what order, or how often the run was resumed. The class order is the
-one `solver.proof.prove` uses (canonical ids shuffled by the seed), so the ETA is
-honest; `limit` keeps only the first classes of that order (a fixed share of a proof,
+one `solver.proof.prove` uses (`ProofPlan.canonical_order`: the canonical ids in an
+order shuffled by the seed, listed lazily, so a proof of any size starts at once), so
+the ETA is honest; `limit` keeps only the first classes of that order (a fixed share of a proof,
 for benchmarks and tests: it proves nothing about the whole shape).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..board import Shape
@@ -21,6 +24,8 @@ from . import worker
 from .engine import Job, Outcome
 from .run import job_header
 from .worker import LexiconRef
+
+ORDER = "feistel"  # which class order a share's first classes are taken from (a share's checkpoint records it)
 
 
 @dataclass(frozen=True)
@@ -56,15 +61,19 @@ class ProvePlan:
         self.plan = make_plan(lexicon, shape, classes)
         self.shape = self.plan.shape
         self.ref = LexiconRef.of(lexicon)
-        ids = self.plan.canonical_ids()
-        random.Random(seed).shuffle(ids)
-        self.ids = ids[:limit] if limit is not None else ids
+        count = self.plan.canonical_count()
+        self.total = count if limit is None else min(limit, count)  # classes to prove
+
+    def ids(self) -> Iterator[int]:
+        """The class ids to prove, in the seed's order, listed lazily."""
+        return itertools.islice(self.plan.canonical_order(self.seed), self.total)
 
     def header(self) -> dict:
         """What a checkpoint of this proof must match: lexicon, shape, split and target (and, for a
         share of the classes, which share)."""
         return job_header("prove", self.ref, shape=str(self.shape), split=self.plan.spec(), min_score=self.min_score,
-                          share=None if self.limit is None else {"seed": self.seed, "classes": self.limit},
+                          share=None if self.limit is None else {"seed": self.seed, "classes": self.limit,
+                                                                     "order": ORDER},
                           plan=self.plan.fingerprint())
 
     def check_record(self, task, record: dict) -> None:
@@ -81,8 +90,8 @@ class ProvePlan:
         return False
 
     def job(self) -> Job:
-        return Job(self.header(), [(class_id, ProveTask(self.ref, self.plan, class_id, self.min_score))
-                                   for class_id in self.ids], run_prove_task)
+        return Job(self.header(), ((class_id, ProveTask(self.ref, self.plan, class_id, self.min_score))
+                                   for class_id in self.ids()), self.total, run_prove_task)
 
     def merge(self, outcome: Outcome, seconds: float):
         """The proof's result from the records of all its classes (CPU-seconds: the classes' own),

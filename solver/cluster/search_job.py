@@ -35,7 +35,7 @@ def check_tasks(tasks: int) -> None:
     """Refuse a task count outside 1..MAX_TASKS before anything is planned."""
     if not 1 <= tasks <= MAX_TASKS:
         raise ParameterError("tasks", f"must be 1 or more, got {tasks:,}" if tasks < 1 else
-                             f"at most {MAX_TASKS:,} (every task is submitted to the scheduler up front), got {tasks:,}")
+                             f"at most {MAX_TASKS:,} (each task is a whole search of its own), got {tasks:,}")
 
 
 def task_seed(seed: int, task: int) -> int:
@@ -155,7 +155,7 @@ class SearchPlan:
                           tuple(sorted(self.options.items())), self.backend, self.jobs)
 
     def job(self) -> Job:
-        return Job(self.header(), [(task, self.spec(task)) for task in range(self.tasks)], run_search_task)
+        return Job(self.header(), ((task, self.spec(task)) for task in range(self.tasks)), self.tasks, run_search_task)
 
     def check_record(self, task, record: dict) -> None:
         """The schema of a task's record read back from a checkpoint (`SearchRecord.schema`): BadField if not."""

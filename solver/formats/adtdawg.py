@@ -11,7 +11,6 @@ longest word found from the graph.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -24,7 +23,7 @@ from ..errors import DawgError
 from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
 from ..layout import AdtLayout, child_set_fields, child_set_positions
 from ..schema import FILE_ENTRY, fields, integer, list_of
-from .base import Format, Lexicon, ManifestEntry, Snapshot, check, index_count, spans, verify_sha256, walk_words
+from .base import Field, Format, Lexicon, ManifestEntry, Snapshot, WordSteps, check, index_count, spans, verify_sha256
 from .common import HEADER
 
 ADT_FILES = tuple(f"adtdawg-{part}.dat" for part in (1, 2, 3, 4))
@@ -174,10 +173,19 @@ class AdtLexicon(Lexicon):
             below = deeper
         raise DawgError(f"{path}: a word longer than {MAX_WORD_LENGTH} letters, or a cycle")
 
-    def iter_numbered_words(self, progress: Callable[[int], None] | None = None) -> Iterator[tuple[str, int]]:
-        first, child_set, eow = (a.tolist() for a in self.fields())
-        pos = self.positions().tolist()
-        t = self.tracking.astype(np.int64).tolist()
+    def word_steps(self, whole: bool = True) -> WordSteps:
+        # a state of the walk: (node, its tracking marker: the number it has if it ends a word)
+        if whole:
+            first, child_set, eow = (a.tolist() for a in self.fields())
+            pos = self.positions().tolist()
+            t = self.tracking.astype(np.int64).tolist()
+        else:
+            lay = self.layout
+            first, child_set, eow = (Field(self.nodes, shift, (1 << bits) - 1) for shift, bits in
+                                     ((0, lay.first_child_bits), (lay.first_child_bits, lay.child_set_bits),
+                                      (lay.eow_shift, 1)))
+            pos = PositionRows(self.walk.inputs[2], lay.letters)  # the walk's decoded positions, made once
+            t = Field(self.tracking)
 
         def children(state):
             node, marker = state
@@ -189,14 +197,26 @@ class AdtLexicon(Lexicon):
                         c = f + p - 1
                         yield letter, (c, base + t[c])
 
+        count = self.word_count
         roots = [((i + 1, t[i + 1]), letter) for i, letter in enumerate(self.charset.letters)]
-        return walk_words(self.path, self.charset, self.max_length, roots, children,
-                           lambda state: state[1] if eow[state[0]] else None, progress)
+        # markers count down from the word count: a word's marker is count - rank
+        return WordSteps(roots, children, lambda state: state[1] if eow[state[0]] else None,
+                         rank=lambda state: count - state[1], rank_of=lambda number: count - number)
 
     def info(self) -> dict:
         return {**super().info(), "nodes": len(self.nodes) - 1, "child_sets": len(self.child_sets),
                 "wide_nodes": self.wide_nodes, "layout": self.layout.to_manifest(),
                 "reference_layout": self.layout.is_reference}
+
+
+class PositionRows:
+    """The rows of the flat child-set positions of the walk (`AdtLexicon.positions`), as lists, when read."""
+
+    def __init__(self, flat: np.ndarray, letters: int) -> None:
+        self.flat, self.letters = flat, letters
+
+    def __getitem__(self, row: int) -> list[int]:
+        return self.flat[row * self.letters:(row + 1) * self.letters].tolist()
 
 
 def header_count(path: Path, data: np.ndarray, dtype: str) -> int:

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..board import Board, Shape, encode_texts, parse_board
-from ..charset import Charset, unfold
+from ..charset import Charset, fold, unfold
 from ..engine import Found, Walk, python_inputs, solve_one
-from ..errors import DawgError, reading
+from ..errors import DawgError, ParameterError, reading
 from ..layout import split_node_words
 from ..schema import Check, integer
 from .common import FORMAT_VERSION, HEADER, MAX_INDEX
@@ -189,23 +189,26 @@ class Lexicon:
         """The kernel inputs as the CPython engine reads them."""
         return python_inputs(self.walk.inputs)
 
-    def _board(self, board: Board | str) -> Board:
-        return board if isinstance(board, Board) else parse_board(board)
+    def _board(self, board: Board | str, shape: Shape | tuple[int, int] | None) -> Board:
+        return board if isinstance(board, Board) else parse_board(board, shape)
 
-    def score(self, board: Board | str, skip_foreign: bool = False) -> int:
-        """Points of one board (plain Python: no compile step, a few milliseconds)."""
-        return solve_one(self.walk, self.python_inputs, self._board(board), self.charset,
+    def score(self, board: Board | str, skip_foreign: bool = False, shape: Shape | tuple[int, int] | None = None) -> int:
+        """Points of one board (plain Python: no compile step, a few milliseconds); `shape` sets
+        the size of a text board, as in `score_codes`."""
+        return solve_one(self.walk, self.python_inputs, self._board(board, shape), self.charset,
                          skip_foreign, want_words=False)[0]
 
-    def score_and_count(self, board: Board | str, skip_foreign: bool = False) -> tuple[int, int]:
+    def score_and_count(self, board: Board | str, skip_foreign: bool = False,
+                        shape: Shape | tuple[int, int] | None = None) -> tuple[int, int]:
         """Points and number of words of one board, without listing the words (what the one-board
         command prints by default; listing them costs more than the walk)."""
-        return solve_one(self.walk, self.python_inputs, self._board(board), self.charset,
+        return solve_one(self.walk, self.python_inputs, self._board(board, shape), self.charset,
                          skip_foreign, want_words=False)[:2]
 
-    def words(self, board: Board | str, skip_foreign: bool = False) -> list[Found]:
+    def words(self, board: Board | str, skip_foreign: bool = False,
+              shape: Shape | tuple[int, int] | None = None) -> list[Found]:
         """Every word on one board with its points and a path, longest first."""
-        return solve_one(self.walk, self.python_inputs, self._board(board), self.charset,
+        return solve_one(self.walk, self.python_inputs, self._board(board, shape), self.charset,
                          skip_foreign, want_words=True)[2]
 
     def score_many(self, boards: Iterable[Board | str], jobs: int = 1, skip_foreign: bool = False,
@@ -248,15 +251,144 @@ class Lexicon:
         """Every (folded word, word number) pair of `iter_numbered_words`, as a list."""
         return list(self.iter_numbered_words(progress))
 
-    def iter_numbered_words(self, progress: Callable[[int], None] | None = None) -> Iterator[tuple[str, int]]:
+    def iter_numbered_words(self, progress: Callable[[int], None] | None = None,
+                            prefix: str = "") -> Iterator[tuple[str, int]]:
         """(folded word, word number) pairs in alphabetical order, one at a time, in memory bounded by
         the longest word (a small file can hold hundreds of millions of words); `progress(n)` is
-        called as n more words are found."""
+        called as n more words are found. With `prefix` (spelled as users write it), only the words
+        that start with it, walked from the prefix's node."""
+        if not isinstance(prefix, str):
+            raise ParameterError("prefix", f"must be a string, got {prefix!r}")
+        folded = self._folded(prefix + "u" if prefix[-1:].lower() == "q" else prefix)  # a prefix's last Q is Qu's
+        if folded is None:
+            return iter(())
+        steps = self.word_steps(whole=not folded)
+        return walk_words(self.path, self.charset, self.max_length, self._entries(steps, folded),
+                          steps.children, steps.number, progress)
+
+    def word_steps(self, whole: bool = True) -> WordSteps:
+        """How the ordered word walk steps through this format. `whole`: read every node into Python
+        lists first (fastest for a walk of all words); else read the nodes a walk touches, one by one
+        (a lookup touches a word's length of them)."""
         raise NotImplementedError
+
+    # --- queries, in the conventions of the `dawg` and `marisa-trie` libraries ---------------
+
+    def _folded(self, word: str) -> str | None:
+        """A word as users write it ("Queen") in this lexicon's symbols ("qeen"), or None when no
+        word can be spelled so (a letter outside the charset, a Q without its U)."""
+        if not isinstance(word, str):
+            return None
+        spelled = word.lower()
+        folded = fold(spelled)
+        return folded if unfold(folded) == spelled and not self.charset.outside(folded) else None
+
+    def _entries(self, steps: WordSteps, folded: str) -> list[tuple[object, str]]:
+        """The walk entries (state, folded letters) below which lie exactly the words starting with
+        `folded`: a descent of at most its length, in plain Python."""
+        letters = self.charset.letters
+        entries = steps.roots
+        while True:
+            entries = [e for e in entries if e[1].startswith(folded) or folded.startswith(e[1])]
+            shorter = [e for e in entries if len(e[1]) < len(folded)]
+            if not shorter:
+                return entries
+            state, text = shorter[0]  # the one entry whose letters begin `folded`
+            code = letters.index(folded[len(text)])
+            entries = [(child, text + letters[letter]) for letter, child in steps.children(state) if letter == code]
+
+    def _number(self, word: str) -> int | None:
+        folded = self._folded(word)
+        if not folded:
+            return None
+        steps = self.word_steps(whole=False)
+        return next((steps.number(state) for state, text in self._entries(steps, folded) if text == folded), None)
+
+    def __contains__(self, word: object) -> bool:
+        return self._number(word) is not None
+
+    def __len__(self) -> int:
+        return self.word_count
+
+    def __iter__(self) -> Iterator[str]:
+        return self.keys()
+
+    def keys(self, prefix: str = "") -> Iterator[str]:
+        """The words that start with `prefix` (all words by default), alphabetically, as spelled,
+        one at a time (like `dawg`'s `iterkeys` and `pygtrie`'s `keys`)."""
+        return (display(w) for w, _ in self.iter_numbered_words(prefix=prefix))
+
+    def prefixes(self, word: str) -> list[str]:
+        """The words that are prefixes of `word` (itself included), shortest first."""
+        folded = self._folded(word)
+        if not folded:
+            return []
+        steps = self.word_steps(whole=False)
+        found, entries = [], self._entries(steps, folded[:1])
+        for end in range(1, len(folded) + 1):
+            entry = next((e for e in entries if e[1] == folded[:end]), None)
+            if entry is None:
+                break
+            state, text = entry
+            if steps.number(state) is not None:
+                found.append(display(text))
+            entries = [(child, text + self.charset.letters[letter]) for letter, child in steps.children(state)]
+        return found
+
+    def key_id(self, word: str) -> int:
+        """The number of a word (as `dawgc words --numbers` prints it; marisa-trie's name); KeyError
+        when it is not in the lexicon."""
+        number = self._number(word)
+        if number is None:
+            raise KeyError(word)
+        return number
+
+    def restore_key(self, number: int) -> str:
+        """The word of a number (marisa-trie's name), where the format numbers its words densely."""
+        steps = self.word_steps(whole=False)
+        if steps.rank is None:
+            raise ParameterError("number", f"the {self.format} format numbers words by node, so a number "
+                                 f"cannot be looked up; open the dawg or adtdawg format")
+        rank = steps.rank_of(number) if isinstance(number, int) and not isinstance(number, bool) else -1
+        if not 0 <= rank < self.word_count:
+            raise ParameterError("number", f"{number!r} is not the number of a word of this {self.format} "
+                                 f"lexicon ({self.word_count} words)")
+        entries = steps.roots
+        while True:
+            state, text = [e for e in entries if steps.rank(e[0]) <= rank][-1]
+            if steps.rank(state) == rank and steps.number(state) is not None:
+                return display(text)
+            entries = [(child, text + self.charset.letters[letter]) for letter, child in steps.children(state)]
 
     def info(self) -> dict:
         return {"format": self.format, "path": str(self.path), "charset": self.charset.letters.upper(),
                 "words": self.word_count, "max_length": self.max_length}
+
+
+@dataclass(frozen=True)
+class WordSteps:
+    """The ordered word walk of a format: `roots` are the first (state, folded letters) entries,
+    `children(state)` yields (letter code, child state) in letter order, `number(state)` is the word
+    number where the state ends a word, else None. Where words are numbered densely, `rank(state)`
+    is the alphabetical rank of the first word at or below a state and `rank_of(number)` the rank
+    of a word number; else both are None."""
+
+    roots: list[tuple[object, str]]
+    children: Callable[[object], Iterable[tuple[int, object]]]
+    number: Callable[[object], int | None]
+    rank: Callable[[object], int] | None = None
+    rank_of: Callable[[int], int] | None = None
+
+
+class Field:
+    """One bit field of an array's words, read word by word as a Python int (a lazy column for
+    `Lexicon.word_steps(whole=False)`)."""
+
+    def __init__(self, words: np.ndarray, shift: int = 0, mask: int = -1) -> None:
+        self.words, self.shift, self.mask = words, shift, mask
+
+    def __getitem__(self, index: int) -> int:
+        return (int(self.words[index]) >> self.shift) & self.mask
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ edge skips along its path. Node and edge words are laid out in solver/layout.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -18,13 +17,24 @@ from ..charset import Charset
 from ..engine import Walk
 from ..errors import DawgError
 from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, popcount, record
-from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, SKIP_SHIFT, reserved_bits, split_edge_words, split_node_words
+from ..layout import (
+    EOW_SHIFT,
+    INDEX_MASK,
+    LETTER_MASK,
+    LETTERS_SHIFT,
+    SKIP_SHIFT,
+    reserved_bits,
+    split_edge_words,
+    split_node_words,
+)
 from ..schema import FILE_ENTRY, fields
 from .base import (
+    Field,
     Format,
     Lexicon,
     ManifestEntry,
     Snapshot,
+    WordSteps,
     check,
     check_children,
     index_count,
@@ -32,7 +42,6 @@ from .base import (
     read_header,
     spans,
     verify_sha256,
-    walk_words,
 )
 from .common import HEADER, NODE_DTYPE
 
@@ -111,17 +120,23 @@ class DawgLexicon(Lexicon):
     def info(self) -> dict:
         return {**super().info(), "states": len(self.states), "edges": len(self.edges)}
 
-    def iter_numbered_words(self, progress: Callable[[int], None] | None = None) -> Iterator[tuple[str, int]]:
-        first, mask, eow = (a.tolist() for a in split_node_words(self.states))
-        child, skip = (a.tolist() for a in split_edge_words(self.edges))
+    def word_steps(self, whole: bool = True) -> WordSteps:
+        # a state of the walk: (DAWG state, rank of the first word at or below it)
+        if whole:
+            first, mask, eow = (a.tolist() for a in split_node_words(self.states))
+            child, skip = (a.tolist() for a in split_edge_words(self.edges))
+        else:
+            first, mask, eow = (Field(self.states, shift, bits) for shift, bits in
+                                ((0, INDEX_MASK), (LETTERS_SHIFT, LETTER_MASK), (EOW_SHIFT, 1)))
+            child, skip = Field(self.edges, 0, INDEX_MASK), Field(self.edges, SKIP_SHIFT)
 
         def children(state):
             node, rank = state
             for letter, e in popcount_children(first[node], mask[node]):
                 yield letter, (child[e], rank + skip[e])
 
-        return walk_words(self.path, self.charset, self.max_length, [((0, 0), "")], children,
-                           lambda state: state[1] if eow[state[0]] else None, progress)
+        return WordSteps([((0, 0), "")], children, lambda state: state[1] if eow[state[0]] else None,
+                         rank=lambda state: state[1], rank_of=lambda number: number)  # a word's number is its rank
 
 
 def dawg_board(states, edges, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,

@@ -7,7 +7,6 @@ letter order, placed after their parent; a word's id is its end node.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -17,21 +16,22 @@ from ..charset import Charset
 from ..engine import Walk
 from ..errors import DawgError
 from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, popcount, record
-from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, reserved_bits, split_node_words
+from ..layout import EOW_SHIFT, INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, reserved_bits, split_node_words
 from ..schema import FILE_ENTRY, fields
 from .base import (
+    Field,
     Format,
     Lexicon,
     ManifestEntry,
     Snapshot,
     TrieNodes,
+    WordSteps,
     check,
     check_children,
     index_count,
     popcount_children,
     read_header,
     verify_sha256,
-    walk_words,
 )
 from .common import HEADER, NODE_DTYPE
 
@@ -85,11 +85,14 @@ class TrieLexicon(Lexicon):
     def info(self) -> dict:
         return {**super().info(), "nodes": len(self.nodes)}
 
-    def iter_numbered_words(self, progress: Callable[[int], None] | None = None) -> Iterator[tuple[str, int]]:
-        first, mask, eow = (a.tolist() for a in split_node_words(self.nodes))
-        return walk_words(self.path, self.charset, self.max_length,
-                           [(0, "")], lambda node: popcount_children(first[node], mask[node]),
-                           lambda node: node if eow[node] else None, progress)
+    def word_steps(self, whole: bool = True) -> WordSteps:
+        if whole:
+            first, mask, eow = (a.tolist() for a in split_node_words(self.nodes))
+        else:
+            first, mask, eow = (Field(self.nodes, shift, bits) for shift, bits in
+                                ((0, INDEX_MASK), (LETTERS_SHIFT, LETTER_MASK), (EOW_SHIFT, 1)))
+        return WordSteps([(0, "")], lambda node: popcount_children(first[node], mask[node]),
+                         lambda node: node if eow[node] else None)
 
 
 def trie_board(nodes, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,

@@ -26,11 +26,13 @@ the other cells, 88 classes proved in pieces in larger classes that need
 more memory).
 `--classes SPEC` overrides it: comma-separated buckets for every cell
 ("aeiou,bcdfgh...,..."), or "CORNERS/OTHERS" with a comma list each side.
-A proof lists its canonical classes up front (each becomes a task), so a
-split of more than MAX_PROOF_CLASSES of them (the default 4x4 split has 17
-million) is refused before listing, its count found by Burnside's lemma
-(`canonical_count`), with a coarser split suggested; finer splits still
-serve `prove_class` on single classes.
+A proof never lists its classes up front: `canonical_order(seed)` walks the
+class ids in a seeded pseudo-random permutation (a Feistel network over the
+smallest even power of two that holds them, the ids past the last skipped)
+and yields the canonical ones, a block at a time, so a split of any size (the
+default 4x4 one has 17 million canonical classes) starts proving at once in
+constant memory; `canonical_count` counts them (Burnside's lemma) for
+progress. `canonical_ids` lists them all, for small splits and tests.
 
 The split order (the order cells are forced in) is the cells by neighbour count,
 most first (centre, then edges, then corners), ties in reading order.
@@ -39,6 +41,8 @@ most first (centre, then edges, then corners), ties in reading order.
 from __future__ import annotations
 
 import hashlib
+import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -54,7 +58,22 @@ TWO = ("aeiou", "bcdfghjklmnpqrstvwxyz")
 THREE = ("aeiou", "bcdfghjkmpqvwxyz", "lnrst")
 FOUR = ("aeiou", "bcdfgmpqvwxz", "lnrst", "hjky")
 MAX_CLASSES = 1 << 40  # ids must stay exact in int64 arithmetic
-MAX_PROOF_CLASSES = 1 << 18  # canonical classes a proof lists, each a task submitted up front (about 0.5 ms each)
+FEISTEL_ROUNDS = 4
+ORDER_BLOCK = 1 << 16  # ids permuted and tested for canonical form at a time
+
+
+def _feistel(positions: np.ndarray, half: int, keys: list[np.uint64]) -> np.ndarray:
+    """A bijection of 0..2 ** (2 * half) - 1: Feistel rounds on the two halves' bits, each round
+    mixing one half with a key (a 64-bit multiply-xorshift hash) into the other."""
+    shift, mask = np.uint64(half), np.uint64((1 << half) - 1)
+    left, right = positions >> shift, positions & mask
+    for key in keys:
+        mixed = (right ^ key) * np.uint64(0x9E3779B97F4A7C15)
+        mixed ^= mixed >> np.uint64(31)
+        mixed *= np.uint64(0xBF58476D1CE4E5B9)
+        mixed ^= mixed >> np.uint64(29)
+        left, right = right, left ^ (mixed & mask)
+    return (left << shift) | right
 
 
 def _default(shape: Shape) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -180,36 +199,46 @@ class ProofPlan:
         return int(min((digits[perm] * weights).sum() for perm in symmetries(self.shape)))
 
     def canonical_ids(self) -> list[int]:
-        """The class ids that are the smallest of their images under the shape's symmetries; more
-        than MAX_PROOF_CLASSES are refused before any is listed (a coarser split is suggested)."""
-        count = self.canonical_count()
-        if count > MAX_PROOF_CLASSES:
-            raise ParameterError("classes", f"{count:,} classes to prove for {self.shape} ({self.class_count:,} "
-                                 f"before symmetry), more than the {MAX_PROOF_CLASSES:,} a proof may list; use "
-                                 f"coarser buckets, e.g. '{self._coarser()}'")
-        perms = symmetries(self.shape)
-        radix = self.radix
-        weights = np.concatenate([[1], np.cumprod(radix[:-1])]).astype(np.int64)
+        """The class ids that are the smallest of their images under the shape's symmetries, in order
+        (all of them in memory: for small splits; a proof walks `canonical_order`)."""
         out = []
-        chunk = 1 << 20
-        for lo in range(0, self.class_count, chunk):
-            ids = np.arange(lo, min(lo + chunk, self.class_count), dtype=np.int64)
-            digits = (ids[:, None] // weights[None, :]) % radix[None, :]
-            keep = np.ones(len(ids), bool)
-            for perm in perms[1:]:
-                # the image's cell i holds the bucket of cell perm[i]; buckets are alike on both
-                keep &= (digits[:, perm] * weights).sum(axis=1) >= ids
-            out.extend(ids[keep].tolist())
+        for lo in range(0, self.class_count, ORDER_BLOCK):
+            ids = np.arange(lo, min(lo + ORDER_BLOCK, self.class_count), dtype=np.int64)
+            out.extend(ids[self._canonical(ids)].tolist())
         return out
 
+    def canonical_order(self, seed: int) -> Iterator[int]:
+        """Every canonical class id once, in an order shuffled by `seed` (the same on every run and
+        machine), listed lazily: a block of ORDER_BLOCK positions of a seeded permutation of the ids
+        at a time, so memory does not grow with the number of classes."""
+        bits = max(2, (self.class_count - 1).bit_length())
+        half = (bits + 1) // 2  # a balanced Feistel network permutes 2 ** (2 * half) >= class_count positions
+        rng = random.Random(seed)
+        keys = [np.uint64(rng.getrandbits(64)) for _ in range(FEISTEL_ROUNDS)]
+        for lo in range(0, 1 << (2 * half), ORDER_BLOCK):
+            ids = _feistel(np.arange(lo, lo + ORDER_BLOCK, dtype=np.uint64), half, keys).astype(np.int64)
+            ids = ids[ids < self.class_count]
+            yield from ids[self._canonical(ids)].tolist()
+
+    def _canonical(self, ids: np.ndarray) -> np.ndarray:
+        """Which of `ids` are the smallest of their images under the shape's symmetries."""
+        radix = self.radix
+        weights = np.concatenate([[1], np.cumprod(radix[:-1])]).astype(np.int64)
+        digits = (ids[:, None] // weights[None, :]) % radix[None, :]
+        keep = np.ones(len(ids), bool)
+        for perm in symmetries(self.shape)[1:]:
+            # the image's cell i holds the bucket of cell perm[i]; buckets are alike on both
+            keep &= (digits[:, perm] * weights).sum(axis=1) >= ids
+        return keep
+
     def _coarser(self) -> str:
-        """A split with few enough classes for a proof (a hint for a refused split): the whole charset
-        on the corners and two buckets on the other cells, or the whole charset everywhere."""
+        """A split with few enough classes (a hint for a refused split): the whole charset on the
+        corners and two buckets on the other cells, or the whole charset everywhere."""
         two = _restrict(TWO, self.charset)
         nbrs = neighbours(self.shape)
         buckets = tuple((self.charset,) if len(nbrs[c]) <= 3 else two for c in range(self.shape.cells))
         coarser = ProofPlan(self.shape, self.charset, buckets, self.lexicon_digest)
-        return coarser.spec() if coarser.canonical_count() <= MAX_PROOF_CLASSES else self.charset
+        return coarser.spec() if coarser.class_count <= MAX_CLASSES else self.charset
 
     def fingerprint(self) -> str:
         """Identifies the lexicon's content, the shape and the split (for checkpoint headers)."""

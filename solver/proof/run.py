@@ -27,7 +27,6 @@ buffers), and a worker proving ENABLE2K 3x4 classes of up to 2^25 rows peaks at 
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -329,19 +328,18 @@ def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int) -> Clas
 def prove(lexicon, shape: Shape | tuple[int, int], min_score: int, classes: str | None = None, seed: int = 0,
           on_record: Callable[[ClassRecord, int, int], None] | None = None) -> ProofResult:
     """Every board of `shape` scoring at least `min_score` (canonical, best first, each once):
-    all canonical classes proved in this process, in an order shuffled by `seed`;
+    all canonical classes proved in this process, in an order shuffled by `seed` (`canonical_order`);
     `on_record(record, done, total)` is called after each class."""
     min_score = check_min_score(min_score)
     plan = make_plan(lexicon, shape, classes)
     start, cpu_start = time.perf_counter(), time.process_time()
-    ids = plan.canonical_ids()
-    random.Random(seed).shuffle(ids)
+    total = plan.canonical_count()
     records = []
-    for done, class_id in enumerate(ids, 1):
+    for done, class_id in enumerate(plan.canonical_order(seed), 1):
         record = prove_class(lexicon, plan, class_id, min_score)
         records.append(record)
         if on_record is not None:
-            on_record(record, done, len(ids))
+            on_record(record, done, total)
     return combine(plan, min_score, records, time.perf_counter() - start, time.process_time() - cpu_start)
 
 

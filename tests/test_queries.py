@@ -1,0 +1,126 @@
+"""Lexicon queries (membership, length, ordered iteration, words under a prefix, prefixes of a word,
+word numbers) on every format, against the sorted word list, and `dawgc lookup` / `dawgc words --prefix`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from boggle_dawg.solver.board import Shape
+from boggle_dawg.solver.errors import ParameterError
+from boggle_dawg.solver.formats import FORMATS
+from boggle_dawg.solver.lexicon import open_lexicon
+
+from support import run_cli
+
+WORDS = ["ate", "ates", "eat", "eats", "queen", "queens", "quit", "quite", "sat", "sate", "seat", "tea", "teas", "tee", "teen"]
+ABSENT = ["", "at", "e", "qeen", "qat", "queenly", "zebra", "te", "ea", "seats", "quee", "tées", "q"]
+
+
+def dawgc(*args: str):
+    return run_cli("boggle_dawg.dawgc_cli", *args)
+
+
+@pytest.fixture
+def lexicons(make_lexicon):
+    build = make_lexicon(WORDS)
+    return {fmt: open_lexicon(build, fmt) for fmt in FORMATS}
+
+
+def test_membership_length_and_order(lexicons):
+    for fmt, lex in lexicons.items():
+        assert len(lex) == len(WORDS), fmt
+        assert list(lex) == WORDS, fmt
+        assert all(w in lex for w in WORDS), fmt
+        assert all(w.upper() in lex for w in WORDS), fmt  # input is case-insensitive
+        assert not any(w in lex for w in ABSENT), fmt
+        assert 7 not in lex, fmt
+
+
+@pytest.mark.parametrize("prefix", ["", "a", "at", "ea", "q", "qu", "QUE", "queenq", "queen", "s", "sat", "t", "te", "tee"])
+def test_keys_with_a_prefix(lexicons, prefix):
+    expected = [w for w in WORDS if w.startswith(prefix.lower())]
+    for fmt, lex in lexicons.items():
+        keys = lex.keys(prefix)
+        assert not isinstance(keys, list), fmt  # lazy
+        assert list(keys) == expected, fmt
+        with pytest.raises(ParameterError, match="prefix"):
+            lex.keys(None)
+
+
+@pytest.mark.parametrize("prefix", ["b", "qa", "queenz", "x1", "eatss", "tez"])
+def test_keys_of_a_prefix_no_word_has(lexicons, prefix):
+    for fmt, lex in lexicons.items():
+        assert list(lex.keys(prefix)) == [], fmt
+
+
+def test_prefixes_that_are_words(lexicons):
+    cases = {"eats": ["eat", "eats"], "atesx": ["ate", "ates"], "queens": ["queen", "queens"], "Quiter": ["quit", "quite"],
+             "zoo": [], "": [], "q": [], "teaspoon": ["tea", "teas"]}
+    for fmt, lex in lexicons.items():
+        for word, expected in cases.items():
+            assert lex.prefixes(word) == expected, (fmt, word)
+
+
+def test_word_numbers_round_trip(lexicons):
+    numbered = {}
+    for fmt, lex in lexicons.items():
+        numbers = [lex.key_id(w) for w in WORDS]
+        assert numbers == [n for _, n in lex.iter_numbered_words()], fmt
+        numbering = FORMATS[fmt].numbering
+        if numbering is None:
+            assert len(set(numbers)) == len(WORDS), fmt
+            with pytest.raises(ParameterError, match="number"):
+                lex.restore_key(numbers[0])
+        else:
+            assert numbers == [numbering(i, len(WORDS)) for i in range(len(WORDS))], fmt
+            assert [lex.restore_key(n) for n in numbers] == WORDS, fmt
+            numbered[fmt] = numbers
+            for bad in (min(numbers) - 1, max(numbers) + 1, True, 1.0):
+                with pytest.raises(ParameterError, match="number"):
+                    lex.restore_key(bad)
+        for absent in ABSENT:
+            with pytest.raises(KeyError):
+                lex.key_id(absent)
+    assert set(numbered) == {"dawg", "adtdawg"}
+
+
+def test_queries_agree_across_formats_on_a_real_list(built):
+    lexicons = [open_lexicon(built("twl06", "14"), fmt) for fmt in FORMATS]
+    for prefix in ("", "de", "qu", "zz", "reconsid"):
+        results = {tuple(lex.keys(prefix)) for lex in lexicons}
+        assert len(results) == 1, prefix
+    assert len({len(lex) for lex in lexicons}) == 1
+    for word in ("decorate", "coin", "recordings", "xyz", "tear"):
+        assert len({(word in lex, tuple(lex.prefixes(word))) for lex in lexicons}) == 1, word
+
+
+def test_one_board_calls_take_a_shape(lexicons):
+    for fmt, lex in lexicons.items():
+        assert lex.score("teasatesquen", shape=Shape(3, 4)) == lex.score("teas/ates/quen"), fmt
+        assert lex.score_and_count("teasatesquen", shape=(3, 4)) == lex.score_and_count("teas/ates/quen"), fmt
+        assert ([f.word for f in lex.words("teasatesquen", shape=(3, 4))]
+                == [f.word for f in lex.words("teas/ates/quen")]), fmt
+
+
+def test_dawgc_lookup(make_lexicon):
+    build = make_lexicon(WORDS)
+    result = dawgc("lookup", str(build), "-f", "dawg", "Queen", "qat", "eat")
+    assert result.returncode == 1  # like grep: 1 when a word is absent
+    assert result.stdout.splitlines() == ["Queen\tfound\t4", "qat\tabsent", "eat\tfound\t2"]
+    result = dawgc("lookup", str(build), "-f", "adtdawg", "--json", "queens", "tea")
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == [{"word": "queens", "found": True, "number": len(WORDS) - 5},
+                                         {"word": "tea", "found": True, "number": len(WORDS) - 11}]
+
+
+def test_dawgc_words_with_a_prefix(make_lexicon):
+    build = make_lexicon(WORDS)
+    result = dawgc("words", str(build), "--prefix", "QU")
+    assert result.returncode == 0
+    assert result.stdout.splitlines() == ["queen", "queens", "quit", "quite"]
+    result = dawgc("words", str(build), "-f", "dawg", "--prefix", "te", "--numbers")
+    assert result.stdout.splitlines() == ["tea\t11", "teas\t12", "tee\t13", "teen\t14"]
+    result = dawgc("words", str(build), "--prefix", "zz")
+    assert result.returncode == 0 and result.stdout == ""
