@@ -180,7 +180,7 @@ class Worker:
                     ("dawgc info --json", lambda: cli.info(case.path, as_json=True))]
         if enumerate_ok:
             commands += [("dawgc verify", lambda: cli.verify_command(case.path, None, as_json=False)),
-                         ("dawgc words", lambda: cli.words(case.path, case.fmt, numbers=True))]
+                         ("dawgc words", lambda: cli.words(case.path, case.fmt, numbers=True, prefix=""))]
         for name, command in commands:
             self.step(name)
             out = io.StringIO()
