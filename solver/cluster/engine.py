@@ -132,7 +132,9 @@ class Engine:
         try:
             self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
                                         dashboard_address=":0",  # any free port: two runs never collide
-                                        silence_logs=logging.CRITICAL)  # failures are reported here
+                                        # the engine reports failures itself, in one line: Dask's own
+                                        # logs, even CRITICAL ones about comms closed by a Ctrl-C, stay quiet
+                                        silence_logs=logging.CRITICAL + 1)
         finally:
             _restore_sigint(handler)
         self.client = Client(self.cluster)
