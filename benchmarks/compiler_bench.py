@@ -4,6 +4,10 @@ Run from the repository root:
     python benchmarks/compiler_bench.py           # writes benchmarks/results/compiler.md (1-3 minutes)
     python benchmarks/compiler_bench.py --quick   # smoke run: one build of each, prints the tables
 
+The Tanglet lists of six languages are built beside TWL06 by the same code
+(`language_builds`, `measure_builds`) from benchmarks/languages_bench.py, which
+writes benchmarks/results/languages.md.
+
 Each build runs in its own process, so wall time includes interpreter start
 and imports, and peak memory (max RSS from wait4) covers interpreter, imports
 and build. Every round builds each list once, in rotating order; the table
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgpack
@@ -34,10 +39,39 @@ from common import (
 )
 
 BUILDS = [("twl06.txt", "26"), ("sowpods.txt", "26"), ("twl06.txt", "14"), ("yawl.txt", "26")]
+# Tanglet folder: the options its list is built with (ru's list has two lines split by a space and a Latin C)
+TANGLET_OPTIONS = {"de": ("--input-format", "tanglet"), "es": (), "fr": ("--input-format", "tanglet"),
+                   "nl": ("--input-format", "tanglet"), "pl": (), "ru": ("--lenient",)}
 
 
-def build_command(source: Path, charset: str, out: Path) -> list[str]:
-    return [*COMPILER_CLI, "build", str(source), "--charset", charset, "--out", str(out), "--quiet"]
+@dataclass(frozen=True)
+class Build:
+    """One `dawgc build` to measure: the table's name for it, its list, charset and other options."""
+
+    name: str
+    source: Path
+    charset: str | None = "26"
+    options: tuple[str, ...] = ()
+
+    def command(self, out: Path) -> list[str]:
+        charset = ("--charset", self.charset) if self.charset else ()
+        return [*COMPILER_CLI, "build", str(self.source), *charset, *self.options, "--out", str(out), "--quiet"]
+
+
+def language_builds() -> list[Build]:
+    """TWL06 and the Tanglet list of each language, each with all its letters."""
+    return [Build("twl06 (en)", shared("lexicons", "twl06.txt")),
+            *(Build(f"tanglet {name}", shared("lexicons", "tanglet", name, "words"), None,
+                    ("--language", name, *options)) for name, options in TANGLET_OPTIONS.items())]
+
+
+def measure_builds(builds: list[Build], repeats, out_dir: Path) -> tuple[dict[str, object], dict[str, dict]]:
+    """Each build's series of runs (fresh processes, interleaved) and its manifest; the lexicons stay
+    in `out_dir`/<index>."""
+    outs = {build.name: out_dir / str(i) for i, build in enumerate(builds)}
+    series = measure_commands({build.name: build.command(outs[build.name]) for build in builds}, repeats)
+    manifests = {name: msgpack.unpackb((out / "manifest.msgpack").read_bytes()) for name, out in outs.items()}
+    return series, manifests
 
 
 def main() -> None:
@@ -49,14 +83,13 @@ def main() -> None:
     conditions = Conditions()
     reference = shared("reference", "jpa14")
     ref_bytes = sum(p.stat().st_size for p in reference.glob("Four_Part_*_DTDAWG_For_Lexicon_14.dat"))
+    builds = {(name, charset): Build(f"{name}-{charset}", shared("lexicons", name), charset) for name, charset in BUILDS}
     with tempfile.TemporaryDirectory() as tmp:
-        outs = {(name, charset): Path(tmp) / f"{name}-{charset}" for name, charset in BUILDS}
         before = load_average()
-        commands = {(name, charset): build_command(shared("lexicons", name), charset, out)
-                    for (name, charset), out in outs.items()}
-        series = measure_commands(commands, repeats)
+        by_name, manifest_by_name = measure_builds(list(builds.values()), repeats, Path(tmp))
         after = load_average()
-        manifests = {key: msgpack.unpackb((out / "manifest.msgpack").read_bytes()) for key, out in outs.items()}
+    series = {key: by_name[build.name] for key, build in builds.items()}
+    manifests = {key: manifest_by_name[build.name] for key, build in builds.items()}
     conditions.finish()
 
     lines = [

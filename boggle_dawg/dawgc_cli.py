@@ -11,10 +11,12 @@ import typer
 from .cli_common import HELP_OPTIONS, StatusLine, run_cli
 from .compiler.build import build_lexicon
 from .compiler.verify import describe, verify
+from .compiler.wordlist import INPUT_FORMATS, ListOptions
 from .compiler.writers import WRITERS
-from .solver.charset import parse_charset
+from .solver.charset import parse_charset, upper
 from .solver.formats import format_help
-from .solver.lexicon import display, open_lexicon
+from .solver.language import DEFAULT_LANGUAGE, builtin_language_names, load_language
+from .solver.lexicon import open_lexicon
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None,
                   pretty_exceptions_enable=False, context_settings=HELP_OPTIONS,
@@ -30,23 +32,40 @@ def _stages(quiet: bool):
 
 @app.command()
 def build(
-    wordlist: Path = typer.Argument(..., help="Word list: one word per line."),
-    charset: str = typer.Option("26", "--charset", "-c",
-                                help="Letters kept: a size 1..26 (14 = JPA14) or the letters themselves."),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory [default: build/<list>-<charset>]."),
+    wordlist: Path = typer.Argument(..., help="Word list: one word per line, gzip-compressed or not; - reads stdin."),
+    charset: str | None = typer.Option(None, "--charset", "-c",
+                                       help="Letters kept: a size 1..26 (14 = JPA14) or the letters themselves "
+                                            "[default: all the language's letters]."),
+    language: str = typer.Option(DEFAULT_LANGUAGE, "--language", "-l", metavar="NAME|FILE",
+                                 help=f"The list's language: {', '.join(builtin_language_names())} or a "
+                                      f"language file (docs/languages.md)."),
+    input_format: str = typer.Option("plain", "--input-format", metavar="|".join(INPUT_FORMATS),
+                                     help="plain: one word a line; tanglet: Tanglet's words files (the game "
+                                          "form, then the word as written)."),
+    lenient: bool = typer.Option(False, "--lenient", help="Drop lines that are not words of the language "
+                                                         "(proper nouns, apostrophes, hyphens, digits, other "
+                                                         "letters) and count them, instead of stopping there."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory [default: build/<list>-<charset>, "
+                                                              "build/<list>-<language> for another language]."),
     max_length: int | None = typer.Option(None, "--max-length", help="Drop longer words [default: keep all]."),
     as_json: bool = typer.Option(False, "--json", help="Print the manifest and timing as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
 ) -> None:
     """Build all three formats and a manifest from a word list."""
-    result = build_lexicon(wordlist, parse_charset(charset), out, max_length, _stages(quiet or as_json))
+    lang = load_language(language)
+    letters = lang.letters if charset is None else parse_charset(charset, lang.letters).letters
+    options = ListOptions(lang, input_format, lenient)
+    result = build_lexicon(wordlist, lang.charset(letters), out, max_length, _stages(quiet or as_json), options)
     m = result.manifest
     if as_json:
         print(json.dumps({"out_dir": str(result.out_dir), "seconds": round(result.seconds, 3), "manifest": m}, indent=2))
         return
     dropped = ", ".join(f"{n} {reason.replace('_', ' ')}" for reason, n in m["dropped"].items() if n) or "none"
+    shown = "".join(map(upper, m["charset"]))
     print(f"built {result.out_dir}/ from {wordlist} in {result.seconds:.2f} s")
-    print(f"  charset  {m['charset'].upper()} ({len(m['charset'])} letters)")
+    if lang.name != DEFAULT_LANGUAGE:
+        print(f"  language {lang.name} ({lang.title})")
+    print(f"  charset  {shown} ({len(m['charset'])} letters)")
     print(f"  words    {m['words']} kept (longest {m['max_length']} letters); dropped: {dropped}")
     for name, writer in WRITERS.items():
         print(f"  {name:8} {writer.summary(m[name])}")
@@ -109,7 +128,7 @@ def words(
     """Print every word of a compiled lexicon (or those with a prefix), one per line, alphabetically."""
     lex = open_lexicon(path, fmt)  # the words stream out: a small file can hold hundreds of millions
     line = "{}\t{}\n" if numbers else "{}\n"
-    sys.stdout.writelines(line.format(display(w), n) for w, n in lex.iter_numbered_words(prefix=prefix))
+    sys.stdout.writelines(line.format(lex.charset.unfold(w), n) for w, n in lex.iter_numbered_words(prefix=prefix))
 
 
 @app.command()

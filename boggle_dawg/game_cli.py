@@ -23,22 +23,25 @@ import typer
 from .cli_common import MAX_SECONDS, UsageError, cli_lexicon, finite_option, plural
 from .program import PROG
 from .solver.board import Board, Shape, parse_board, parse_size
-from .solver.charset import Charset, symbol_of
+from .solver.charset import Charset, upper
 from .solver.dice_sets import DiceSet, builtin_dice_names, dice_for_size, load_dice, random_seed
 from .solver.dice_sets import roll as roll_dice
 from .solver.errors import DawgError
 from .solver.formats import format_help
 from .solver.game import RULES_MIN_LENGTH, Outcome, Round, Summary, Verdict
+from .solver.language import DEFAULT_LANGUAGE, builtin_language_names, load_language
 
 WIDTH = 79  # columns for word lists in the summary
 
-DICE_HELP = (f"A built-in set ({', '.join(builtin_dice_names())}) or a dice file "
-             f"[default: classic; big for --size 5x5, super-big for 6x6].")
+DICE_HELP = (f"A built-in set ({', '.join(builtin_dice_names())}) or a dice file, in any alphabet; of a file "
+             f"of several sets (Tanglet's), the one that fills --size [default: classic; big for --size 5x5, "
+             f"super-big for 6x6].")
 
 
-def _dice_and_shape(dice: str | None, size: str | None) -> tuple[DiceSet, Shape]:
+def _dice_and_shape(dice: str | None, size: str | None, charset: Charset) -> tuple[DiceSet, Shape]:
+    """The dice (a tile's letter alone read as `charset` says) and the board they fill."""
     shape = parse_size(size) if size else None
-    dice_set = load_dice(dice or dice_for_size(shape))
+    dice_set = load_dice(dice or dice_for_size(shape), charset, shape)
     return dice_set, dice_set.shape(shape)
 
 
@@ -59,12 +62,15 @@ def roll(
     grid: bool = typer.Option(False, "--grid", "-g", help="Print each board as a grid (Qu spelled out)."),
     as_json: bool = typer.Option(False, "--json", help="JSON lines: seed, roll number, dice, board, size."),
     list_sets: bool = typer.Option(False, "--list", help="List the built-in dice sets and exit."),
+    language: str = typer.Option(DEFAULT_LANGUAGE, "--language", "-l", metavar="NAME|FILE",
+                                 help=f"The dice's language ({', '.join(builtin_language_names())} or a file): "
+                                      f"its tiles say what a lone Q is (Qu in English, Q in Polish)."),
 ) -> None:
     """Shake dice into boards, printed in board notation (pipe them into `--boards -`)."""
     if list_sets:
         _list_dice()
         return
-    dice_set, shape = _dice_and_shape(dice, size)
+    dice_set, shape = _dice_and_shape(dice, size, load_language(language).charset())
     chosen = random_seed() if seed is None else seed
     boards = roll_dice(dice_set, shape, chosen, count)
     if seed is None:
@@ -186,12 +192,12 @@ def run_round(round_: Round, seconds: float, as_json: bool) -> tuple[Summary, st
 def _check_letters(board: Board, charset: Charset, rolled: bool) -> None:
     """Refuse a board with letters the lexicon cannot hold: none of its words could use those
     cells, and a player would look for them in vain."""
-    used = "".join(symbol_of(face) for face in board.faces)
+    used = "".join(charset.symbol_of(face) for face in board.faces)
     if charset.outside(used):
-        missing = ", ".join(sorted({ch.upper() for ch in used} - set(charset.letters.upper())))
+        missing = ", ".join(sorted({upper(ch) for ch in used if ch not in charset}))
         where = "the dice rolled" if rolled else "the board has"
         raise DawgError(f"board {board.notation} ({where} {missing}) {charset.foreign()}; play with a lexicon "
-                        f"of every letter (e.g. built with --charset 26)")
+                        f"of every letter (e.g. built with --charset 26) and dice of its language (--dice FILE)")
 
 
 def play(
@@ -217,18 +223,18 @@ def play(
         raise UsageError(f"--min-length: must be {RULES_MIN_LENGTH} or more (the lexicons hold no "
                         f"shorter words), got {min_length}")
     dice_name = None
+    if board_text is not None and (dice is not None or seed is not None):
+        raise UsageError("give either --board or --dice/--seed, not both")
+    lex = cli_lexicon(file, fmt)  # its charset reads the board and the dice (Polish 'q' is Q, English's Qu)
     if board_text is not None:
-        if dice is not None or seed is not None:
-            raise UsageError("give either --board or --dice/--seed, not both")
-        board = parse_board(board_text, parse_size(size) if size else None)
+        board = parse_board(board_text, parse_size(size) if size else None, lex.charset)
     else:
-        dice_set, shape = _dice_and_shape(dice, size)
+        dice_set, shape = _dice_and_shape(dice, size, lex.charset)
         dice_name = dice_set.name
         seed = random_seed() if seed is None else seed
         board = next(roll_dice(dice_set, shape, seed))
-    lex = cli_lexicon(file, fmt)
     _check_letters(board, lex.charset, rolled=dice_name is not None)
-    round_ = Round(board, lex.words(board), min_length)
+    round_ = Round(board, lex.words(board), min_length, lex.language)
     if as_json:
         print(json.dumps({"event": "start", "board": board.notation, "size": str(board.shape), "dice": dice_name,
                           "seed": seed, "seconds": seconds, "min_length": round_.min_length}), flush=True)

@@ -59,8 +59,9 @@ def solve_board(args: list[str], shape: Shape | None, fmt: str | None, words: bo
         board = _lone_argument_is_board(args[0], shape)
         lex = cli_lexicon(None, fmt)
     else:
-        board = parse_board(args[1], shape)
+        parse_board(args[1], shape)  # a malformed board is reported before the lexicon is opened
         lex = cli_lexicon(Path(args[0]), fmt)
+        board = lex.board(args[1], shape)  # read with the lexicon's tiles and letter folds
     if backend != "cpu":
         from .solver.backends import check_backend
 

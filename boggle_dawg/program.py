@@ -9,4 +9,4 @@ PROG = "dawg-solve"
 
 # Each command, in the order help lists them, and the module (of this package) defining it.
 COMMANDS = {"solve": "solve_cli", "roll": "game_cli", "play": "game_cli", "search": "search_cli",
-            "rearrange": "search_cli", "prove": "prove_cli"}
+            "rearrange": "search_cli", "prove": "prove_cli", "serve": "serve_cli"}

@@ -7,7 +7,9 @@ This module reads the options, shows progress on stderr (classes done of all,
 workers, the best board so far, an estimate of the time left over the shuffled class
 order) and prints the boards found and the statement the proof makes, once every board
 reported has been checked and scored again (and, with --verify-sample, a sample of the
-classes proved again here); Ctrl-C says how many classes the checkpoint keeps.
+classes proved again here); Ctrl-C says how many classes the checkpoint keeps. With --sample N
+it proves the first N classes of the seed's order only and prints what they project for the
+whole proof (solver.proof.sample).
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ def prove(
     verify_sample: int = typer.Option(0, "--verify-sample", metavar="N",
                                       help="Prove N recorded classes (drawn by --seed) again in this process and "
                                            "check their records: for workers or checkpoints not all trusted."),
+    sample: int | None = typer.Option(None, "--sample", metavar="N",
+                                      help="Prove only the first N classes of the --seed order (a random sample) and "
+                                           "project the whole proof's CPU time, with its interval, tail and memory."),
 ) -> None:
     """Prove which boards of a size score at least --min-score, and that no other board does.
 
@@ -77,8 +82,13 @@ def prove(
     check_engine_options(workers, scheduler, checkpoint, resume)
     if verify_sample < 0:
         raise UsageError(f"--verify-sample: must be 0 or more, got {verify_sample}")
-    result, verified = _prove_on_engine(lex, shape, min_score, classes, seed, workers, scheduler, checkpoint, resume,
-                                        quiet, verify_sample)
+    if sample is not None and sample < 1:
+        raise UsageError(f"--sample: must be 1 or more, got {sample}")
+    result, verified, sampled = _prove_on_engine(lex, shape, min_score, classes, seed, sample, workers, scheduler,
+                                                 checkpoint, resume, quiet, verify_sample)
+    if sampled is not None:
+        _print_sample(lex, result, sampled, seed, verified, as_json)
+        return
     if as_json:
         print(json.dumps({"lexicon": str(lex.path), **result.to_dict(), "verified": verified}))
         return
@@ -91,18 +101,21 @@ def prove(
     print(_statement(result))
 
 
-def _prove_on_engine(lex, shape, min_score: int, classes: str | None, seed: int, workers: int | None,
-                     scheduler: str | None, checkpoint: Path | None, resume: bool, quiet: bool, verify_sample: int):
-    """The proof's classes as tasks on a local cluster or a scheduler (solver.cluster.prove_job), then
-    `verify_sample` of them proved again here; returns the result and how many were verified."""
+def _prove_on_engine(lex, shape, min_score: int, classes: str | None, seed: int, sample: int | None,
+                     workers: int | None, scheduler: str | None, checkpoint: Path | None, resume: bool, quiet: bool,
+                     verify_sample: int):
+    """The proof's classes (or the first `sample` of them) as tasks on a local cluster or a scheduler
+    (solver.cluster.prove_job), then `verify_sample` of them proved again here; returns the result,
+    how many were verified and, for a sample, its class records."""
     from .solver.cluster.prove_job import ProvePlan
 
-    plan = ProvePlan(lex, shape, min_score, classes, seed)
-    headline = f"proof of {shape} boards at {min_score:,}: {count(plan.total, *NOUNS)}"
+    plan = ProvePlan(lex, shape, min_score, classes, seed, limit=sample)
+    what = "sample" if sample is not None else "proof"
+    headline = f"{what} of {shape} boards at {min_score:,}: {count(plan.total, *NOUNS)}"
     try:
         result, outcome, label = run_on_engine(plan, headline, NOUNS, lambda record: record["boards"], workers,
                                                scheduler, checkpoint, resume, quiet)
-        complete = outcome.complete
+        complete = plan.complete(outcome)
     except KeyboardInterrupt:
         complete = False
     if not complete:  # Ctrl-C: a proof with classes missing proves nothing
@@ -114,8 +127,49 @@ def _prove_on_engine(lex, shape, min_score: int, classes: str | None, seed: int,
                      f"records (--verify-sample)", quiet)
         verified = len(plan.verify_sample(outcome.records, verify_sample))
         closing_line(f"{count(verified, *NOUNS)} verified: the records match", quiet)
-        return result, verified
-    return result, 0
+    else:
+        verified = 0
+    return result, verified, (None if sample is None else (plan, plan.records(outcome)))
+
+
+def _print_sample(lex, result, sampled, seed: int, verified: int, as_json: bool) -> None:
+    """A sample's projection of the whole proof (solver.proof.sample), its largest classes and memory,
+    the boards it found: a short table, or with --json all of it and every class record."""
+    from .solver.proof.sample import CONFIDENCE, project
+
+    plan, records = sampled
+    projection = project({r.class_id: r.cpu_seconds for r in records}, plan.plan.canonical_count(), seed)
+    memory = {"peak_bytes": max(r.peak_bytes for r in records), "max_rss": max(r.max_rss for r in records)}
+    if as_json:
+        print(json.dumps({"lexicon": str(lex.path), **result.to_dict(), "verified": verified, "seed": seed,
+                          "split": plan.plan.spec(), "projection": projection.to_dict(), "memory": memory,
+                          "records": [r.to_dict() for r in records]}))
+        return
+    p = projection
+    scale, unit = (3600, "CPU-hours") if p.total >= 3600 else (1, "CPU-s")
+    interval = ("" if p.low is None else f", {CONFIDENCE:.0%} interval {p.low / scale:,.0f} to {p.high / scale:,.0f} "
+                f"(BCa bootstrap over the sampled classes)")
+    print(f"Sample of {p.sampled:,} of {p.classes:,} canonical {result.shape} classes (seed {seed}), min score "
+          f"{result.min_score:,}: {result.seconds:.1f} s, {result.cpu_seconds:,.1f} CPU-seconds.")
+    print(f"Projected CPU time of the whole proof: {p.total / scale:,.0f} {unit}{interval}; {p.mean:,.2f} CPU-s a class "
+          f"(median {p.median:,.2f}).")
+    print(f"The largest {count(p.top_count, *NOUNS)} {'carries' if p.top_count == 1 else 'carry'} "
+          f"{p.top_share:.0%} of it, the largest "
+          f"{len(p.tail)} {p.tail_share:.0%}. Memory: at most {_mib(memory['peak_bytes'])} of arrays in a class, "
+          f"workers' peak resident set {_mib(memory['max_rss'])}.")
+    by_id = {r.class_id: r for r in records}
+    print(f"{'class':>12}  {'CPU s':>8}  {'arrays':>10}  {'bound':>8}  {'bounds computed':>15}  boards")
+    for class_id, cpu in p.tail:
+        r = by_id[class_id]
+        print(f"{class_id:>12}  {cpu:8.2f}  {_mib(r.peak_bytes):>10}  {r.bound:8,}  {r.nodes:15,}  {len(r.boards):,}")
+    n = len(result.boards)
+    found = ", ".join(f"{board} {score:,}" for board, score in result.boards[:3]) + (", ..." if n > 3 else "")
+    print(f"{n:,} {plural('board', n)} of the sample {'reaches' if n == 1 else 'reach'} {result.min_score:,}"
+          f"{': ' + found if n else ''}. A sample proves nothing about the classes it leaves out.")
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):,.0f} MiB"
 
 
 def _kept(total: int, checkpoint: Path | None) -> str:

@@ -39,6 +39,7 @@ from .cluster_cli import (
 )
 from .progress import SearchProgress, closing_line
 from .solver.board import Shape, parse_board, parse_size
+from .solver.charset import Charset
 from .solver.cluster.search_job import MAX_TASKS, check_tasks
 from .solver.dice_sets import random_seed
 from .solver.errors import DawgError
@@ -179,7 +180,7 @@ def search(
     if as_json:
         print(json.dumps({**_result_json(result), "tasks": tasks}))
     else:
-        _print_search(result, shape, tasks, done)
+        _print_search(result, shape, tasks, done, lex.charset)
     _end_if_interrupted(result, as_json, "boards")
 
 
@@ -201,8 +202,8 @@ def _search_shape(size: str | None, start: str | None) -> Shape:
     return shape
 
 
-def _print_search(result: SearchResult, shape: Shape, tasks: int, done: int) -> None:
-    best = parse_board(result.best.board, shape)
+def _print_search(result: SearchResult, shape: Shape, tasks: int, done: int, charset: Charset) -> None:
+    best = parse_board(result.best.board, shape, charset)
     print(f"best board, {result.best.score} {plural('point', result.best.score)}:")
     print(best.grid())
     print()
@@ -282,11 +283,11 @@ def rearrange(
         outcome = rearrange_letters(scorer, letters, shape, budget, method, seed=seed, pool=pool,
                                     on_round=progress)
     _searched(outcome.search, outcome.search.evaluations, workers_label(backend, jobs), quiet)
-    _print_arrangement(outcome, shape, as_json)
+    _print_arrangement(outcome, shape, as_json, lex.charset)
     _end_if_interrupted(outcome.search, as_json, "arrangement")
 
 
-def _print_arrangement(outcome: RearrangeResult, shape: Shape, as_json: bool) -> None:
+def _print_arrangement(outcome: RearrangeResult, shape: Shape, as_json: bool, charset: Charset) -> None:
     result = outcome.search
     if as_json:
         record = _result_json(result)
@@ -296,7 +297,7 @@ def _print_arrangement(outcome: RearrangeResult, shape: Shape, as_json: bool) ->
         del record["top"], record["best"]
         print(json.dumps(record))
         return
-    print(parse_board(result.best.board, shape).grid())
+    print(parse_board(result.best.board, shape, charset).grid())
     score, count, start = result.best.score, len(outcome.words), outcome.start.score
     print(f"{score} {plural('point', score)}, {count} {plural('word', count)}: {result.best.board} "
           f"(greedy energy start {outcome.start.board}: {start} {plural('point', start)})")

@@ -14,8 +14,10 @@ from ..solver import __version__
 from ..solver.charset import Charset
 from ..solver.errors import DawgError
 from ..solver.formats.common import MANIFEST_FILE, MANIFEST_VERSION
+from ..solver.language import ENGLISH
+from ..solver.manifest import manifest_fields
 from .format_writer import BuildWords
-from .wordlist import MIN_LENGTH, load_word_list
+from .wordlist import MIN_LENGTH, ListOptions, load_word_list, source_name
 from .write import check_output_dir, write_files
 from .writers import WRITERS
 
@@ -29,23 +31,30 @@ class BuildResult:
     seconds: float
 
 
-def default_out_dir(source: Path, charset: Charset) -> Path:
-    """build/<list name>-<charset label>, relative to the current directory."""
-    return Path("build") / f"{source.stem}-{charset.label}"
+def default_out_dir(source: Path, charset: Charset, options: ListOptions = ListOptions()) -> Path:
+    """build/<list name>-<charset label> for English, relative to the current directory; for another
+    language build/<list name>-<language>, and -<charset label> after it for some of its letters."""
+    stem = Path(source_name(source)).stem
+    language = options.language
+    if language == ENGLISH:
+        return Path("build") / f"{stem}-{charset.label}"
+    some = "" if charset.letters == language.letters else f"-{charset.label}"
+    return Path("build") / f"{stem}-{language.name}{some}"
 
 
 def build_lexicon(source: Path, charset: Charset, out_dir: Path | None = None,
-                  max_length: int | None = None, stage: Stage | None = None) -> BuildResult:
+                  max_length: int | None = None, stage: Stage | None = None,
+                  options: ListOptions = ListOptions()) -> BuildResult:
     """Compile `source` into every format of the registry in `out_dir`; `stage(name)` wraps each step.
 
     An `out_dir` that exists and is not a previous build is refused before any work.
     """
     stage = stage or _silent
     started = time.perf_counter()
-    out_dir = out_dir or default_out_dir(source, charset)
+    out_dir = out_dir or default_out_dir(source, charset, options)
     check_output_dir(out_dir, build_file_names())
     try:
-        files, manifest = compile_lexicon(source, charset, max_length, stage)
+        files, manifest = compile_lexicon(source, charset, max_length, stage, options)
     except MemoryError:  # a huge list with little sharing: say so in one line, keep the old build
         raise DawgError(f"{source}: not enough memory to build this lexicon") from None
     with stage(f"writing {out_dir}"):
@@ -54,18 +63,22 @@ def build_lexicon(source: Path, charset: Charset, out_dir: Path | None = None,
 
 
 def compile_lexicon(source: Path, charset: Charset, max_length: int | None = None,
-                    stage: Stage | None = None) -> tuple[dict[str, bytes], dict]:
-    """Every file of a build (name -> bytes, the manifest among them) and the manifest; writes nothing."""
+                    stage: Stage | None = None, options: ListOptions = ListOptions()) -> tuple[dict[str, bytes], dict]:
+    """Every file of a build (name -> bytes, the manifest among them) and the manifest; writes nothing.
+    `charset` holds letters of `options.language` (English unless said)."""
     stage = stage or _silent
     with stage("reading word list"):
-        words = load_word_list(source, charset, max_length)
+        words = load_word_list(source, charset, max_length, options)
+    language = options.language
     manifest = {
         "manifest_version": MANIFEST_VERSION,
         "tool": f"boggle-dawg {__version__}",
-        "source": {"name": source.name, "sha256": words.sha256, "bytes": words.size,
+        "source": {"name": source_name(source), "sha256": words.sha256, "bytes": words.size,
                    "lines": words.lines, "entries": words.entries},
-        "options": {"charset": charset.letters, "min_length": MIN_LENGTH, "max_length": max_length},
+        "options": {"charset": charset.letters, "min_length": MIN_LENGTH, "max_length": max_length,
+                    **options.manifest_options()},
         "charset": charset.letters,
+        **manifest_fields(charset, None if language == ENGLISH else language.manifest_section()),
         "words": len(words.words),
         "max_length": max_length or words.max_length,
         "dropped": words.dropped,

@@ -22,8 +22,8 @@ import numpy as np
 
 from ..solver.charset import Charset
 from ..solver.formats.dawg import DAWG_FILE, DAWG_MAGIC
-from ..solver.layout import edge_word, node_word
-from .format_writer import BuildWords, Writer, Written, file_entry, header_bytes
+from ..solver.layout import edge_word
+from .format_writer import BuildWords, Writer, Written, file_bytes, file_entry, nodes_layout
 from .trie import Trie
 
 
@@ -131,11 +131,10 @@ def _reverse_postorder(root: int, children: list[list[int]]) -> list[int]:
 
 
 def dawg_bytes(dawg: Dawg, charset: Charset, max_length: int) -> bytes:
-    states = node_word(dawg.first_edge, dawg.mask, dawg.eow)
+    states = nodes_layout(charset).pack(dawg.first_edge, dawg.mask, dawg.eow)
     edges = edge_word(dawg.edge_child, dawg.edge_skip)
     body = states.tobytes() + edges.astype("<u8").tobytes() + dawg.count.astype("<u4").tobytes()
-    return header_bytes(DAWG_MAGIC, charset, max_length, int(dawg.count[0]), dawg.states, dawg.edges,
-                        body) + body
+    return file_bytes(DAWG_MAGIC, charset, max_length, int(dawg.count[0]), dawg.states, dawg.edges, body)
 
 
 def write_dawg(words: BuildWords, built: dict[str, object]) -> Written:

@@ -1,5 +1,5 @@
-"""What a format's writer is, and what the writers share: the trie/DAWG file header, a file's
-manifest entry.
+"""What a format's writer is, and what the writers share: the trie/DAWG file header and node
+layout, a file's manifest entry.
 
 The formats are defined once, on the reader side (`solver.formats`: layouts,
 validation, manifest schema, numbering). The solver never imports the compiler,
@@ -21,7 +21,8 @@ import numpy as np
 
 from ..solver.charset import Charset
 from ..solver.errors import DawgError
-from ..solver.formats.common import FORMAT_VERSION, HEADER, MAX_INDEX
+from ..solver.formats.common import FORMAT_VERSION, HEADER, LEGACY_VERSION, MAX_INDEX, alphabet_block
+from ..solver.layout import NodeLayout, node_layout
 
 
 @dataclass(frozen=True)
@@ -66,21 +67,35 @@ def file_entry(name: str, data: bytes) -> dict:
     return {"file": name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def header_bytes(magic: bytes, charset: Charset, max_length: int, words: int, nodes: int,
-                 edges: int, body: bytes) -> bytes:
-    """The 64-byte header of a trie or DAWG file (solver.formats.common.HEADER) for `body`."""
+def nodes_layout(charset: Charset) -> NodeLayout:
+    """The node layout a trie or DAWG of `charset` is written in (narrow up to 26 letters)."""
+    return node_layout(len(charset))
+
+
+def file_bytes(magic: bytes, charset: Charset, max_length: int, words: int, nodes: int,
+               edges: int, body: bytes) -> bytes:
+    """A whole trie or DAWG file: the 64-byte header (solver.formats.common.HEADER), the alphabet
+    block where the charset needs format version 2 (`Charset.legacy` files keep version 1, byte
+    for byte), and `body`."""
     if max(words, nodes, edges) >= MAX_INDEX:
         raise DawgError(f"lexicon too large for the format ({nodes} nodes, {edges} edges)")
     head = np.zeros((), HEADER)
     head["magic"] = magic
-    head["version"] = FORMAT_VERSION
     head["charset_size"] = len(charset)
     if not 0 < max_length <= np.iinfo(HEADER["max_length"]).max:
         raise DawgError(f"max_length {max_length} does not fit the header's byte")
     head["max_length"] = max_length
-    head["charset"] = charset.letters.upper().encode("ascii")
+    if charset.legacy:
+        head["version"] = LEGACY_VERSION
+        head["charset"] = charset.letters.upper().encode("ascii")
+        block = b""
+    else:
+        head["version"] = FORMAT_VERSION
+        block = alphabet_block(charset)
+        head["alphabet_bytes"] = len(block)
+        head["node_words"] = nodes_layout(charset).words
     head["words"] = words
     head["nodes"] = nodes
     head["edges"] = edges
-    head["crc32"] = zlib.crc32(body)
-    return head.tobytes()
+    head["crc32"] = zlib.crc32(block + body)
+    return head.tobytes() + block + body

@@ -17,8 +17,7 @@ import numpy as np
 
 from ..solver.charset import Charset
 from ..solver.formats.trie import TRIE_FILE, TRIE_MAGIC
-from ..solver.layout import node_word
-from .format_writer import BuildWords, Writer, Written, file_entry, header_bytes
+from .format_writer import BuildWords, Writer, Written, file_bytes, file_entry, nodes_layout
 
 PAD = 255
 
@@ -43,12 +42,11 @@ class Trie:
 def encode_words(words: list[str], charset: Charset) -> tuple[np.ndarray, np.ndarray]:
     """Words as a (W, L) array of letter indices padded with PAD, and their lengths."""
     lens = np.fromiter(map(len, words), np.int64, count=len(words))
-    flat = np.frombuffer("".join(words).encode("ascii"), np.uint8)
-    table = charset.code_table(PAD, np.uint8)
+    flat = charset.encode_text("".join(words), PAD)
     starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
     grid = np.full((len(words), int(lens.max())), PAD, np.uint8)
     rows = np.repeat(np.arange(len(words)), lens)
-    grid[rows, np.arange(len(flat)) - np.repeat(starts, lens)] = table[flat]
+    grid[rows, np.arange(len(flat)) - np.repeat(starts, lens)] = flat
     return grid, lens
 
 
@@ -97,8 +95,8 @@ def build_trie(words: list[str], charset: Charset) -> Trie:
     first = np.zeros(size, np.int64)
     parents, first_index = np.unique(parent[1:], return_index=True)
     first[parents] = first_index + 1
-    mask = np.bincount(parent[1:], weights=(1 << letter[1:]).astype(np.float64),
-                       minlength=size).astype(np.int64)
+    mask = np.zeros(size, np.int64)
+    np.bitwise_or.at(mask, parent[1:], np.int64(1) << letter[1:])  # exact for 62-bit masks too
 
     count = eow.copy()
     for d in range(int(depth.max()), 0, -1):
@@ -109,8 +107,8 @@ def build_trie(words: list[str], charset: Charset) -> Trie:
 
 
 def trie_bytes(trie: Trie, charset: Charset, max_length: int, words: int) -> bytes:
-    body = node_word(trie.first, trie.mask, trie.eow).tobytes()
-    return header_bytes(TRIE_MAGIC, charset, max_length, words, trie.size, 0, body) + body
+    body = nodes_layout(charset).pack(trie.first, trie.mask, trie.eow).tobytes()
+    return file_bytes(TRIE_MAGIC, charset, max_length, words, trie.size, 0, body)
 
 
 def write_trie(words: BuildWords, built: dict[str, object]) -> Written:

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..solver.charset import Charset
 from ..solver.formats import FORMATS
 from ..solver.lexicon import Lexicon, open_all
-from .wordlist import load_word_list
+from .wordlist import ListOptions, load_word_list
 
 Progress = Callable[[str, int, int], None]
 """progress(what is being checked, words checked so far, words to check in all)."""
@@ -58,12 +58,13 @@ def check_lexicon(lex: Lexicon, result: Verification,
     node_used = bytearray(lex.walk.id_count) if numbering is None else None
     ordered = numbered = distinct_nodes = True
     previous = None
+    key = lex.charset.order_key
 
     def checked_words():
         nonlocal ordered, numbered, distinct_nodes, previous
         for i, (word, number) in enumerate(lex.iter_numbered_words(progress)):
-            ordered = ordered and (previous is None or previous < word)
-            previous = word
+            ordered = ordered and (previous is None or previous < key(word))
+            previous = key(word)
             if numbering is not None:
                 numbered = numbered and number == numbering(i, lex.word_count)
             elif node_used[number]:
@@ -117,12 +118,13 @@ def verify(path: Path, source: Path | None = None, progress: Progress | None = N
     if source is not None:
         if manifest is None:
             charset: Charset = lexicons[0].charset
-            max_length = None
+            max_length, options = None, ListOptions()
         else:
             charset, max_length = manifest.charset, manifest.data["options"].get("max_length")
+            options = ListOptions.from_manifest(manifest.data["options"], lexicons[0].language)
         if progress:
             progress(f"reading {source.name}", done, total)
-        words = load_word_list(source, charset, max_length)
+        words = load_word_list(source, charset, max_length, options)
         if progress:
             advance(f"reading {source.name}")(lexicons[0].word_count)
         if manifest and words.sha256 != manifest.data["source"]["sha256"]:
@@ -131,7 +133,8 @@ def verify(path: Path, source: Path | None = None, progress: Progress | None = N
             result.passed(f"source: round trip to {source} gives exactly its {len(words.words)} "
                           f"words for charset {charset.letters.upper()}")
         else:
-            missing, extra = differences(words.words, (w for w, _ in lexicons[0].iter_numbered_words()))
+            missing, extra = differences(map(charset.order_key, words.words),
+                                         (charset.order_key(w) for w, _ in lexicons[0].iter_numbered_words()))
             result.failed(f"source: {missing} words of {source} missing, {extra} not in it")
     elif manifest is not None:
         result.checks.append(f"skip  source: round trip needs --source {manifest.data['source']['name']}")
@@ -139,7 +142,8 @@ def verify(path: Path, source: Path | None = None, progress: Progress | None = N
 
 
 def differences(expected: Iterable[str], found: Iterable[str]) -> tuple[int, int]:
-    """(words only in `expected`, words only in `found`) of two sorted sequences, merged one by one."""
+    """(words only in `expected`, words only in `found`) of two sorted sequences (of order keys),
+    merged one by one."""
     missing = extra = 0
     expected, found = iter(expected), iter(found)
     want, got = next(expected, None), next(found, None)

@@ -1,53 +1,81 @@
-"""Read a plain word list and apply the Boggle rules to it.
+"""Read a word list in a language and apply the Boggle rules to it.
 
-Accepted: any letter case, LF/CRLF/CR line ends, a UTF-8 byte-order mark,
-blank lines, comment lines starting with '#', spaces and tabs around a word, a
-leading word-count line (as in `Lexicon_14.txt`) and repeated words. Anything
-else that is not a word of letters A-Z (binary data, digits, punctuation,
-accented letters, two words on a line, a control character such as a form
-feed, which `str.splitlines` would have taken for a line end) is an error
-naming the file and line.
+Inputs: a file, or standard input given as `-`; gzip-compressed or not (told by
+the content's first bytes, not the name); UTF-8 text. Accepted: any letter
+case, LF/CRLF/CR line ends, a UTF-8 byte-order mark, blank lines, comment lines
+starting with '#', spaces and tabs around a word, a leading word-count line (as
+in `Lexicon_14.txt`) and repeated words. Every word is read in its game form
+(`Language.game_form`: NFC, lower case, the language's folds).
+
+Two input formats (`input_format`): "plain", one word a line; "tanglet", the
+`words` files of the Tanglet game: the first column is the game's own
+folded form and any further columns are the word as written ("AALAEHNLICH
+aalähnlich"). A Tanglet line's words are the game forms of its written columns
+(so a language that keeps letters the game folded, such as de-umlauts, reads
+them), or of its first column when it has no other. The format is an option,
+not a guess: a line of several words is a phrase in one list and one word's
+spellings in another.
+
+Anything else (binary data, digits, punctuation, letters outside the
+language, two words on a plain line, a control character such as a form feed,
+which `str.splitlines` would have taken for a line end) is a bad line: by
+default an error naming the file and line; with `lenient` the line is dropped
+and counted by reason (BAD_LINE_REASONS), as are proper nouns: a plain line
+whose word starts with a capital and has lower-case letters after it
+("London"), unless the language writes every noun with a capital (German).
 
 The file is streamed in chunks, so hostile input fails at once with bounded
-memory: a NUL byte, bytes that are not UTF-8, a line over MAX_LINE_BYTES, a
-file over MAX_LIST_BYTES (/dev/zero and /dev/urandom among them). A named pipe
-other than standard input is refused at once: opening it would wait for a
-writer. A word over MAX_WORD_LETTERS (the headers store the length in one
-byte) is an error too, unless a maximum length was asked for, which drops it.
+memory: a NUL byte, bytes that are not UTF-8, corrupt gzip data, a line over
+MAX_LINE_BYTES, text over MAX_LIST_BYTES once decompressed (/dev/zero,
+/dev/urandom and gzip bombs among them). A named pipe other than standard
+input is refused at once: opening it would wait for a writer. A word over
+MAX_WORD_LETTERS (the headers store the length in one byte) is an error too,
+unless a maximum length was asked for, which drops it.
 
 Boggle rules, in this order, each drop counted: a repeated word; fewer than 3
-letters; a 'q' not followed by 'u'; letters outside the charset (after "qu" is
-folded into the single symbol 'q', the Qu die); more letters than the maximum
-length. Lengths count letters as written, so "qu" counts two.
+letters; a tile's letter not in its face (English 'q' not followed by 'u',
+counted as "q_without_u"); letters outside the charset (after each tile face
+is folded into its letter, "qu" into 'q', the Qu die); more letters than the
+maximum length. Lengths count letters as written, so "qu" counts two.
 """
 
 from __future__ import annotations
 
 import codecs
+import gzip
 import hashlib
 import os
 import stat
 import unicodedata
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..solver.charset import QU, QU_FACE, Charset, fold
+from ..solver.charset import Charset, upper
 from ..solver.errors import DawgError, ParameterError, reading
 from ..solver.formats.common import HEADER
+from ..solver.language import ENGLISH, Language
 
 MIN_LENGTH = 3
 MAX_WORD_LETTERS = int(np.iinfo(HEADER["max_length"]).max)  # 255: one header byte
 MAX_LINE_BYTES = 4096  # longer lines are not words (nor sane comments): refuse, don't buffer
-MAX_LIST_BYTES = 256 << 20  # about 100 times the largest real word list
+MAX_LIST_BYTES = 256 << 20  # of text, once decompressed: 6 times the largest real list (Polish, 42 MB)
 CHUNK_BYTES = 1 << 20
-DROP_REASONS = ("duplicate", "too_short", "q_without_u", "outside_charset", "too_long")
+STDIN = "-"  # the path that names standard input
+GZIP_MAGIC = b"\x1f\x8b"
+INPUT_FORMATS = ("plain", "tanglet")
+BAD_LINE_REASONS = ("several_words", "apostrophe", "hyphen", "digit", "other_character", "outside_language",
+                    "proper_noun")
+_APOSTROPHES = frozenset("'\u2019\u02bc")
+_HYPHENS = frozenset("-\u2010\u2011")
+_LINE_ENDS = frozenset("\r\n")
 
 
 @dataclass
 class WordList:
-    """The words a lexicon will hold: folded ('q' = Qu), unique, sorted."""
+    """The words a lexicon will hold: folded ('q' = Qu), unique, sorted in code order."""
 
     path: Path
     sha256: str
@@ -61,31 +89,67 @@ class WordList:
 
 @dataclass
 class Entries:
-    """A list file's lower-cased words in file order, with its line count, SHA-256 and size."""
+    """A list file's words in game form, in file order, with its line count, SHA-256 and size
+    (of the bytes as given, compressed or not), and the bad lines dropped, by reason."""
 
     words: list[str]
     lines: int
     sha256: str
     size: int
+    bad_lines: dict[str, int] = field(default_factory=dict)
 
 
-def read_entries(path: Path, max_letters: int | None = MAX_WORD_LETTERS) -> Entries:
-    """Stream a list file into its words; a word over `max_letters` (None: no cap) is an error."""
-    digest = hashlib.sha256()
-    parser = _Parser(path, max_letters)
-    size = 0
+@dataclass(frozen=True)
+class ListOptions:
+    """How a list is read: its language, its input format, and whether bad lines are dropped."""
+
+    language: Language = ENGLISH
+    input_format: str = "plain"
+    lenient: bool = False
+
+    def manifest_options(self) -> dict:
+        """What the manifest's options record of these: only what differs from the default, so an
+        English build's manifest keeps its bytes."""
+        return {**({"input_format": self.input_format} if self.input_format != "plain" else {}),
+                **({"lenient": True} if self.lenient else {})}
+
+    @classmethod
+    def from_manifest(cls, options: dict, language: Language) -> ListOptions:
+        """The options a build recorded (its manifest's `options`), with its language."""
+        return cls(language, options.get("input_format", "plain"), bool(options.get("lenient", False)))
+
+
+def source_name(path: Path) -> str:
+    """What names a list in manifests and build directories: its file name, 'stdin' for `-`."""
+    return "stdin" if str(path) == STDIN else path.name
+
+
+def _named(path: Path) -> Path | str:
+    """What names a list in messages: its path as given, 'stdin' for `-`."""
+    return "stdin" if str(path) == STDIN else path
+
+
+def read_entries(path: Path, max_letters: int | None = MAX_WORD_LETTERS, options: ListOptions = ListOptions()) -> Entries:
+    """Stream a list file (`-`: standard input) into its words; a word over `max_letters` (None: no
+    cap) is an error."""
+    if options.input_format not in INPUT_FORMATS:
+        raise ParameterError("input_format", f"{options.input_format!r} is not one of {', '.join(INPUT_FORMATS)}")
+    shown = _named(path)
+    parser = _Parser(shown, max_letters, options)
     pending = b""  # the unfinished last line of what has been read
-    with reading(path, "word list"), open(path, "rb", opener=_open_list) as fh:
+    with reading(shown, "word list"), _RawList(path) as raw:
+        text = gzip.GzipFile(fileobj=raw, mode="rb") if raw.compressed else raw
+        size = 0
         while True:
-            chunk = fh.read(CHUNK_BYTES)
+            chunk = _read_chunk(text, shown)
             if chunk:
                 nul = chunk.find(b"\0")
                 if nul >= 0:
-                    raise DawgError(f"{path}: binary data (NUL byte at offset {size + nul}), not a word list")
+                    raise DawgError(f"{shown}: binary data (NUL byte at offset {size + nul}), not a word list")
                 size += len(chunk)
                 if size > MAX_LIST_BYTES:
-                    raise DawgError(f"{path}: larger than {MAX_LIST_BYTES >> 20} MiB, not a word list")
-                digest.update(chunk)
+                    what = " of text once decompressed" if raw.compressed else ""
+                    raise DawgError(f"{shown}: larger than {MAX_LIST_BYTES >> 20} MiB{what}, not a word list")
                 buffer = pending + chunk
                 # complete lines end at the last LF, or at a CR known not to start a CRLF
                 cut = max(buffer.rfind(b"\n"), buffer.rfind(b"\r", 0, len(buffer) - 1)) + 1
@@ -95,14 +159,50 @@ def read_entries(path: Path, max_letters: int | None = MAX_WORD_LETTERS) -> Entr
             if block:
                 parser.feed(block)
             if len(pending) > MAX_LINE_BYTES:
-                raise DawgError(f"{path} line {parser.lines + 1}: longer than {MAX_LINE_BYTES} bytes, not a word")
+                raise DawgError(f"{shown} line {parser.lines + 1}: longer than {MAX_LINE_BYTES} bytes, not a word")
             if not chunk:
-                return Entries(parser.words, parser.lines, digest.hexdigest(), size)
+                raw.read_to_end()
+                return Entries(parser.words, parser.lines, raw.digest.hexdigest(), raw.size, parser.bad_lines)
+
+
+def _read_chunk(stream, shown) -> bytes:
+    try:
+        return stream.read(CHUNK_BYTES)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as err:
+        raise DawgError(f"{shown}: corrupt gzip data ({err})") from None
+
+
+class _RawList:
+    """The bytes of a list as given (a file or standard input), hashed and counted as they are read;
+    `compressed` tells a gzip stream by its first two bytes."""
+
+    def __init__(self, path: Path) -> None:
+        self.fh = open(0, "rb", closefd=False) if str(path) == STDIN else open(path, "rb", opener=_open_list)
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self.compressed = self.fh.peek(len(GZIP_MAGIC))[:len(GZIP_MAGIC)] == GZIP_MAGIC
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.fh.read(size)
+        self.digest.update(data)
+        self.size += len(data)
+        return data
+
+    def read_to_end(self) -> None:
+        """Hash what a decompressor left unread (nothing, for a well-formed stream)."""
+        while self.read(CHUNK_BYTES):
+            pass
+
+    def __enter__(self) -> _RawList:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.fh.close()
 
 
 def _open_list(path: str, flags: int) -> int:
     """Open a word list without waiting: a named pipe or socket would block until a writer came,
-    so only standard input may be one (as /dev/stdin)."""
+    so only standard input may be one (as /dev/stdin, or `-`)."""
     fd = os.open(path, flags | os.O_NONBLOCK)
     try:
         st = os.fstat(fd)
@@ -110,7 +210,7 @@ def _open_list(path: str, flags: int) -> int:
             if not _is_stdin(st):
                 kind = "a named pipe" if stat.S_ISFIFO(st.st_mode) else "a socket"
                 raise DawgError(f"{path}: {kind}, not a word list file (pipe a list to standard input instead)")
-            os.set_blocking(fd, True)
+        os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
@@ -132,13 +232,29 @@ def _split_lines(text: str) -> list[str]:
     return parts
 
 
+class _BadLine(Exception):
+    """A line that is not a word: the reason it is counted under, and the message of strict mode
+    (and of lenient mode too when it is `fatal`)."""
+
+    def __init__(self, reason: str, message: str, fatal: bool = False) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.fatal = fatal
+
+
 class _Parser:
     """The words of a list file, fed whole lines at a time."""
 
-    def __init__(self, path: Path, max_letters: int | None):
+    def __init__(self, path, max_letters: int | None, options: ListOptions):
         self.path = path
         self.max_letters = max_letters
+        self.language = language = options.language
+        self.letters = frozenset(language.letters)
+        self.tanglet = options.input_format == "tanglet"
+        self.lenient = options.lenient
+        self.check_proper_nouns = self.lenient and not self.tanglet and not language.capitalised_nouns
         self.words: list[str] = []
+        self.bad_lines = dict.fromkeys(BAD_LINE_REASONS, 0) if self.lenient else {}
         self.lines = 0
         self.count_line_allowed = True
 
@@ -155,25 +271,59 @@ class _Parser:
         if max(map(len, lines), default=0) > MAX_LINE_BYTES:
             line = self.lines + 1 + next(i for i, raw in enumerate(lines) if len(raw) > MAX_LINE_BYTES)
             raise DawgError(f"{path} line {line}: longer than {MAX_LINE_BYTES} bytes, not a word")
-        words, max_letters = self.words, self.max_letters
-        for number, raw in enumerate(lines, self.lines + 1):
-            word = raw.strip(" \t")
-            if not word:
+        folded = self.language.game_form(text)
+        games = _split_lines(folded)  # line for line: folds keep line ends
+        if self.plain_words_only(folded, games):  # the common block: a word or nothing on every line
+            self.words.extend(filter(None, games))
+            self.count_line_allowed = self.count_line_allowed and not self.words
+            self.lines += len(lines)
+            return
+        for number, (raw, game) in enumerate(zip(lines, games), self.lines + 1):
+            line = raw.strip(" \t")
+            if not line:
                 continue
-            if word.startswith("#"):
-                problem = None if word.isprintable() else _unprintable(word.replace("\t", " "))
+            if line.startswith("#"):
+                problem = None if line.isprintable() else _unprintable(line.replace("\t", " "))
                 if problem:
                     raise DawgError(f"{path} line {number}: comment has a {problem}")
                 continue
-            if word.isascii() and word.isalpha():
-                if max_letters is not None and len(word) > max_letters:
-                    raise DawgError(f"{path} line {number}: {_shown(word)} has {len(word)} letters, more than "
-                                    f"the {max_letters} a lexicon can hold")
-                words.append(word.lower())
-            elif not (self.count_line_allowed and word.isascii() and word.isdigit()):  # a leading word count
-                raise DawgError(f"{path} line {number}: {_describe_bad_word(word)}")
+            try:
+                self._entry(line, game.strip(" \t"))
+            except _BadLine as bad:
+                if bad.fatal or not self.lenient:
+                    raise DawgError(f"{path} line {number}: {bad}") from None
+                self.bad_lines[bad.reason] += 1
             self.count_line_allowed = False
         self.lines += len(lines)
+
+    def plain_words_only(self, folded: str, games: list[str]) -> bool:
+        """Whether every line of a block of a plain list, in game form, is a word of the language or
+        empty, within the length cap, with no proper noun to look for: then it needs no line-by-line look."""
+        if self.tanglet or self.check_proper_nouns or not self.letters.issuperset(set(folded) - _LINE_ENDS):
+            return False
+        return self.max_letters is None or max(map(len, games), default=0) <= self.max_letters
+
+    def _entry(self, line: str, game: str) -> None:
+        """Append the word(s) of one line (as written, and in game form), or raise _BadLine."""
+        if self.tanglet:
+            columns, forms = line.split(), game.split()
+            first = 1 if len(columns) > 1 else 0
+            self.words.extend(sorted({self._word(text, form) for text, form in zip(columns[first:], forms[first:])}))
+            return
+        if self.count_line_allowed and line.isascii() and line.isdigit():  # a leading word count
+            return
+        if self.check_proper_nouns and line[0].isupper() and not line.isupper():
+            raise _BadLine("proper_noun", f"{_shown(line)}: a proper noun (capital first letter)")
+        self.words.append(self._word(line, game))
+
+    def _word(self, text: str, word: str) -> str:
+        """`word`, the game form of `text`, if it is a word of the language; else _BadLine."""
+        if not (word.isalpha() and self.letters.issuperset(word)):
+            raise _bad_word(unicodedata.normalize("NFC", text), self.language)
+        if self.max_letters is not None and len(word) > self.max_letters:
+            raise _BadLine("too_long", f"{_shown(text)} has {len(word)} letters, more than "
+                                       f"the {self.max_letters} a lexicon can hold", fatal=True)
+        return word
 
 
 def _shown(word: str) -> str:
@@ -189,64 +339,80 @@ def _unprintable(text: str) -> str | None:
     return f"{kind} U+{ord(bad):04X}"
 
 
-def _describe_bad_word(word: str) -> str:
-    bad = next(ch for ch in word if not (ch.isascii() and ch.isalpha()))
+def _bad_word(word: str, language: Language) -> _BadLine:
+    """Why `word` (NFC, as written) is not a word of `language`."""
+    bad = next((ch for ch in word if not ch.isalpha()), None)
+    if bad is None:
+        letters = set(language.letters)
+        bad = next(ch for ch in word if not letters.issuperset(language.game_form(ch)))
+        return _BadLine("outside_language", f"{_shown(word)}: {bad!r} is not a letter {language.alphabet}")
     if bad in " \t":
-        what = "more than one word on the line"
-    elif not bad.isprintable():
-        what = _unprintable(bad)
-    elif bad.isalpha():
-        what = f"{bad!r} is not a letter A-Z"
-    elif bad.isdigit():
-        what = f"digit {bad!r} inside a word"
-    else:
-        what = f"{bad!r} is not a letter"
-    return f"{_shown(word)}: {what}"
+        return _BadLine("several_words", f"{_shown(word)}: more than one word on the line")
+    if not bad.isprintable():
+        return _BadLine("other_character", f"{_shown(word)}: {_unprintable(bad)}")
+    if bad.isdigit():
+        return _BadLine("digit", f"{_shown(word)}: digit {bad!r} inside a word")
+    reason = "apostrophe" if bad in _APOSTROPHES else "hyphen" if bad in _HYPHENS else "other_character"
+    return _BadLine(reason, f"{_shown(word)}: {bad!r} is not a letter")
 
 
-def fold_qu(word: str) -> str | None:
-    """The word with each "qu" as the one symbol 'q', or None if some 'q' lacks its 'u'."""
-    if QU not in word:
-        return word
-    if word.count(QU) != word.count(QU_FACE):
-        return None
-    return fold(word)
+def tile_drop_reasons(charset: Charset) -> dict[str, tuple[str, str]]:
+    """The drop reason of each tile whose letter a word may use outside its face (English 'q'
+    without 'u': "q_without_u"), and the tile."""
+    return {f"{symbol}_without_{face[len(symbol):]}" if face.startswith(symbol) else f"{symbol}_alone": (symbol, face)
+            for symbol, face in charset.tiles}
 
 
-def load_word_list(path: Path, charset: Charset, max_length: int | None = None) -> WordList:
-    """Read a word list and keep the words a Boggle lexicon over `charset` holds."""
+def load_word_list(path: Path, charset: Charset, max_length: int | None = None,
+                   options: ListOptions = ListOptions()) -> WordList:
+    """Read a word list as `options` say and keep the words a Boggle lexicon over `charset` (the
+    language's letters or some of them) holds."""
     if max_length is not None and not MIN_LENGTH <= max_length <= MAX_WORD_LETTERS:
         raise ParameterError("max_length", f"must be {MIN_LENGTH}..{MAX_WORD_LETTERS}, got {max_length}")
-    source = read_entries(path, MAX_WORD_LETTERS if max_length is None else None)
+    source = read_entries(path, MAX_WORD_LETTERS if max_length is None else None, options)
+    shown = _named(path)
     entries = source.words
     if not entries:
-        raise DawgError(f"{path}: no words in the file")
-    dropped = dict.fromkeys(DROP_REASONS, 0)
-    allowed = set(charset.letters)
-    seen: set[str] = set()
-    kept: list[str] = []
-    longest = 0
-    for word in entries:
-        if word in seen:
-            dropped["duplicate"] += 1
-            continue
-        seen.add(word)
-        if len(word) < MIN_LENGTH:
-            dropped["too_short"] += 1
-            continue
-        folded = fold_qu(word)
-        if folded is None:
-            dropped["q_without_u"] += 1
-        elif not allowed.issuperset(folded):
-            dropped["outside_charset"] += 1
-        elif max_length is not None and len(word) > max_length:
-            dropped["too_long"] += 1
-        else:
-            kept.append(folded)
-            longest = max(longest, len(word))
+        raise DawgError(f"{shown}: no words in the file")
+    spelling = options.language.charset()  # tiles are the language's, whatever letters the charset keeps
+    tiles = tile_drop_reasons(spelling)
+    dropped = {**source.bad_lines, **dict.fromkeys(("duplicate", "too_short", *tiles, "outside_charset", "too_long"), 0)}
+    # each rule in turn over the words the rules before it kept (a word counts under its first rule)
+    unique = list(dict.fromkeys(entries))
+    dropped["duplicate"] = len(entries) - len(unique)
+    words = [(w, w) for w in unique if len(w) >= MIN_LENGTH]  # (spelled, folded)
+    dropped["too_short"] = len(unique) - len(words)
+    if tiles:
+        words = [(w, spelling.fold(w)) for w, _ in words]
+        for reason, (symbol, face) in tiles.items():
+            alone = [pair for pair in words if pair[1].count(symbol) != pair[0].count(face)]
+            dropped[reason] = len(alone)
+            words = [pair for pair in words if pair[1].count(symbol) == pair[0].count(face)] if alone else words
+    if not set(charset.letters) >= set(options.language.letters):
+        allowed = frozenset(charset.letters)
+        inside = [pair for pair in words if allowed.issuperset(pair[1])]
+        dropped["outside_charset"] = len(words) - len(inside)
+        words = inside
+    if max_length is not None:
+        short = [pair for pair in words if len(pair[0]) <= max_length]
+        dropped["too_long"] = len(words) - len(short)
+        words = short
+    kept = [folded for _, folded in words]
+    longest = max((len(spelled) for spelled, _ in words), default=0)
     if not kept:
         reasons = ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in dropped.items() if n)
-        raise DawgError(f"{path}: no words left for charset {charset.letters.upper()} ({reasons})")
-    kept.sort()
+        raise DawgError(f"{shown}: no words left for charset {''.join(map(upper, charset.letters))} ({reasons})")
+    kept = sorted_in_code_order(kept, charset)
     return WordList(path=path, sha256=source.sha256, size=source.size, lines=source.lines, entries=len(entries),
                     words=kept, dropped=dropped, max_length=longest)
+
+
+def sorted_in_code_order(words: list[str], charset: Charset) -> list[str]:
+    """Folded words sorted by letter code, which is code point order only for an alphabetical charset
+    (Polish puts 'ą' after 'a'): each word's key is its codes as bytes, all made in one encoding."""
+    if list(charset.letters) == sorted(charset.letters):
+        return sorted(words)
+    unused = (chr(0xE000 + i) for i in range(256))  # private-use fillers: the map must be 256 characters
+    table = "\n" + charset.letters + "".join(next(unused) for _ in range(255 - len(charset.letters)))
+    keys = codecs.charmap_encode("\n".join(words), "strict", codecs.charmap_build(table))[0].split(b"\0")
+    return [words[i] for i in sorted(range(len(words)), key=keys.__getitem__)]

@@ -1,15 +1,20 @@
 """Boards: notation, geometry, cell codes, the score card.
 
-Notation: the cells row by row, any case. A letter is one cell; 'q' is the
-Qu die; '(th)' is a cell whose face shows two letters (as on Super Big
-Boggle's Th, In, Er, He, An die); '.' is a blank face. Rows may be separated
-by '/', ',', spaces or new lines, which also gives the size; otherwise the
-board is square or its size is given as RxC (1..8 each).
+Notation: the cells row by row, in any case, read in NFC and with a charset
+(English's unless the lexicon's is given). A letter is one cell; a tile's
+symbol is its die ('q' the Qu die in English, a plain Q in Polish); '(th)' is
+a cell whose face shows two letters (as on Super Big Boggle's Th, In, Er, He,
+An die) and '(qu)' a tile written as its face; '.' is a blank face. Rows may
+be separated by '/', ',', spaces or new lines, which also gives the size;
+otherwise the board is square or its size is given as RxC (1..8 each).
+Canonical notation writes the Qu face as 'q', as English boards always have
+it, and every other face of several letters in parentheses.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
@@ -17,7 +22,7 @@ from functools import cache, cached_property
 
 import numpy as np
 
-from .charset import QU, QU_FACE, Charset, face_of, symbol_of
+from .charset import ENGLISH_CHARSET, Charset, face_text, lower
 from .errors import DawgError, ParameterError
 from .kernels import NO_LETTER
 
@@ -27,7 +32,6 @@ BLANK = "."
 CARD = (0, 0, 0, 1, 1, 2, 3, 5)  # points by length in letters; 8 or more letters score 11
 LONG_WORD_POINTS = 11
 _SEPARATORS = re.compile(r"[\s/,]+")
-_CELL = re.compile(r"\(([a-z]{1,2})\)|([a-z.])")
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 
 
@@ -36,9 +40,10 @@ def points(length: int) -> int:
     return CARD[length] if length < len(CARD) else LONG_WORD_POINTS
 
 
-def card_table(cells: int) -> np.ndarray:
-    """Points for every length a path over `cells` cells can spell (two letters per cell at most)."""
-    return np.array([points(n) for n in range(2 * cells + 1)], np.int64)
+def card_table(cells: int, cell_letters: int = 2) -> np.ndarray:
+    """Points for every length a path over `cells` cells can spell (`cell_letters` letters per
+    cell at most: `Charset.cell_letters`)."""
+    return np.array([points(n) for n in range(cell_letters * cells + 1)], np.int64)
 
 
 @dataclass(frozen=True)
@@ -92,12 +97,11 @@ def parse_size(text: str) -> Shape:
 
 
 def face_token(face: str) -> str:
-    """How a face is written in board notation: 'a', 'q' (Qu), '(th)', '.' (blank)."""
-    if face == QU_FACE:
-        return QU
-    if len(face) == 2:
+    """How a face is written in canonical notation: 'a', 'q' (Qu), '(th)', '.' (blank)."""
+    symbol = ENGLISH_CHARSET.symbol_of(face)
+    if len(symbol) > 1:
         return f"({face})"
-    return face or BLANK
+    return symbol or BLANK
 
 
 @dataclass(frozen=True)
@@ -119,15 +123,9 @@ class Board:
     def __str__(self) -> str:
         return self.notation
 
-    @cached_property
-    def single_letters(self) -> bool:
-        """True when every cell is one letter, Qu or blank (the fast encoding path)."""
-        return all(len(symbol_of(f)) == 1 for f in self.faces)
-
     def cell_text(self, cell: int) -> str:
-        """How a cell reads on the die: 'Qu', 'Th', 'A', or '.' for a blank."""
-        face = self.faces[cell]
-        return face.capitalize() if face else BLANK
+        """How a cell reads on the die: 'Qu', 'Th', 'A', 'Ł', or '.' for a blank."""
+        return face_text(self.faces[cell]) or BLANK
 
     def grid(self) -> str:
         """The board as rows of cells, Qu and two-letter faces spelled out."""
@@ -148,34 +146,47 @@ class Board:
         return "".join(self.faces[c] for c in path)
 
 
-def _faces_of(row: str, shown: str) -> list[str]:
+def _group_face(letters: str, shown: str, charset: Charset) -> str:
+    """The face of a parenthesised cell: a tile's face, two letters, or one letter (as written alone)."""
+    if len(letters) == 1 or charset.symbol_of(letters) != letters:
+        return charset.face_of(letters) if len(letters) == 1 else letters
+    tile = next((ch for ch in letters if ch in charset.tile_letters), None)
+    if tile is not None:
+        raise DawgError(f"board {shown!r}: face '({letters})': '{tile}' is written alone, as the "
+                        f"{face_text(charset.face_of(tile))} die")
+    if len(letters) != 2:
+        raise DawgError(f"board {shown!r}: face '({letters})': a face shows one or two letters, or a tile's")
+    return letters
+
+
+def _faces_of(row: str, shown: str, charset: Charset) -> list[str]:
     faces = []
     at = 0
     while at < len(row):
-        match = _CELL.match(row, at)
-        if not match:
-            ch = row[at]
-            raise DawgError(f"board {shown!r}: {ch!r} is not a cell (use a-z, 'q' for Qu, "
-                            f"'(th)' for a two-letter face, '.' for a blank)")
-        pair, single = match.groups()
-        if pair is not None:
-            if QU in pair and pair != QU_FACE:
-                raise DawgError(f"board {shown!r}: face '({pair})': '{QU}' is written alone, as the Qu die")
-            faces.append(face_of(pair))
+        ch = row[at]
+        end = row.find(")", at) if ch == "(" else at
+        if ch == BLANK or ch.isalpha():
+            faces.append("" if ch == BLANK else charset.face_of(ch))
+        elif end > at + 1 and row[at + 1:end].isalpha():
+            faces.append(_group_face(row[at + 1:end], shown, charset))
         else:
-            faces.append("" if single == BLANK else face_of(single))
-        at = match.end()
+            tiles = "".join(f", '{symbol}' for {face_text(face)}" for symbol, face in charset.tiles)
+            raise DawgError(f"board {shown!r}: {ch!r} is not a cell (use {'a-z' if charset.legacy else 'letters'}"
+                            f"{tiles}, '(th)' for a two-letter face, '.' for a blank)")
+        at = end + 1
     return faces
 
 
-def parse_board(text: str, shape: Shape | tuple[int, int] | None = None) -> Board:
-    """A board from its notation; the size comes from `shape` (a Shape or a (rows, cols) pair),
-    row separators or squareness."""
+def parse_board(text: str, shape: Shape | tuple[int, int] | None = None, charset: Charset | None = None) -> Board:
+    """A board from its notation, read with `charset` (English's by default: 'q' is the Qu die);
+    the size comes from `shape` (a Shape or a (rows, cols) pair), row separators or squareness."""
     if shape is not None:
         shape = Shape.of(shape)
-    stripped = text.strip()
+    charset = charset or ENGLISH_CHARSET
+    stripped = unicodedata.normalize("NFC", text.strip())
     shown = stripped if len(stripped) <= 40 else stripped[:37] + "..."
-    rows = [_faces_of(r, shown) for r in _SEPARATORS.split(stripped.lower()) if r]
+    lowered = "".join(map(lower, stripped))
+    rows = [_faces_of(r, shown, charset) for r in _SEPARATORS.split(lowered) if r]
     faces = tuple(f for row in rows for f in row)
     if not faces:
         raise DawgError("board: empty")
@@ -231,29 +242,32 @@ def blank_foreign(board: Board, charset: Charset) -> Board:
     return board if faces == board.faces else Board(faces, board.shape)
 
 
+def _foreign_error(index: int, notation: str, shape: Shape, cell: int, face: str, charset: Charset) -> ForeignLetterError:
+    """The one error of a board cell whose face uses a letter outside the charset, naming the cell."""
+    return ForeignLetterError(index, f"board {notation!r}: cell {shape.cell_name(cell)} "
+                                     f"{charset.foreign(face_text(face))}")
+
+
 def encode(boards: list[Board], charset: Charset, skip_foreign: bool = False) -> np.ndarray:
     """(B, cells) cell codes of same-shape boards. A letter outside the charset is an error
     (ForeignLetterError) unless `skip_foreign`, which makes its cell unusable, like a blank."""
     if not boards:
         return np.zeros((0, 0), np.int64)
-    cells = boards[0].shape.cells
-    codes = np.empty((len(boards), cells), np.int64)
-    simple = [i for i, b in enumerate(boards) if b.single_letters]
-    if simple:
-        text = "".join(boards[i].notation.replace("/", "") for i in simple).encode("ascii")
-        raw = np.frombuffer(text, np.uint8).reshape(len(simple), cells)
-        simple_codes = charset.code_table()[raw]
-        simple_codes[(simple_codes == NO_LETTER) & (raw != ord(BLANK))] = -1
-        codes[simple] = simple_codes
-    for i, b in enumerate(boards):
-        if not b.single_letters:
-            codes[i] = [charset.cell_code(f) for f in b.faces]
+    known: dict[str, int] = {}  # face -> code: a few dozen faces serve any number of boards
+
+    def code(face: str) -> int:
+        found = known.get(face)
+        if found is None:
+            found = known[face] = charset.cell_code(face)
+        return found
+
+    codes = np.array([[code(face) for face in b.faces] for b in boards], np.int64)
     foreign = codes < 0
     if foreign.any():
         if not skip_foreign:
             b, cell = map(int, np.argwhere(foreign)[0])
-            face = boards[b].cell_text(cell)
-            raise ForeignLetterError(b, f"board {boards[b].notation!r}: {charset.foreign(face)}")
+            board = boards[b]
+            raise _foreign_error(b, board.notation, board.shape, cell, board.faces[cell], charset)
         codes[foreign] = NO_LETTER
     return codes
 
@@ -293,14 +307,11 @@ def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
     """
     if shape is not None:
         shape = Shape.of(shape)
-    table = charset.code_table()
-    known = np.zeros(256, bool)
-    known[np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", np.uint8)] = True
     plain: dict[Shape, list[int]] = {}
     parsed: dict[Shape, list[tuple[int, Board]]] = {}
     shape_of_length: dict[int, Shape | None] = {}
     for i, text in enumerate(texts):
-        if text.isalpha() and text.isascii():
+        if text.isalpha() and (text.isascii() or unicodedata.is_normalized("NFC", text)):
             length = len(text)
             if length not in shape_of_length:
                 size = shape or _square(length)
@@ -310,20 +321,20 @@ def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
                 plain.setdefault(size, []).append(i)
                 continue
         try:
-            board = parse_board(text, shape)
+            board = parse_board(text, shape, charset)
         except DawgError as err:
             raise BoardError(i, str(err)) from None
         parsed.setdefault(board.shape, []).append((i, board))
     groups: dict[Shape, tuple[np.ndarray, np.ndarray]] = {}
     for size, indices in plain.items():
-        raw = np.frombuffer("".join(texts[i] for i in indices).encode("ascii"), np.uint8).reshape(len(indices), -1)
-        codes = table[raw]
-        bad = (codes == NO_LETTER) & known[raw]
+        codes = charset.encode_text("".join(texts[i] for i in indices), -1).reshape(len(indices), -1)
+        bad = codes < 0
         if bad.any():
             if not skip_foreign:
                 row, cell = map(int, np.argwhere(bad)[0])
                 text = texts[indices[row]]
-                raise ForeignLetterError(indices[row], f"board {text!r}: {charset.foreign(text[cell].upper())}")
+                raise _foreign_error(indices[row], text, size, cell, charset.face_of(lower(text[cell])), charset)
+            codes[bad] = NO_LETTER
         groups[size] = (np.array(indices, np.int64), codes)
     for size, items in parsed.items():
         try:

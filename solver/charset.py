@@ -1,11 +1,18 @@
-"""Reduced character sets: which letters a lexicon holds, and the one rule from letters to codes.
+"""Charsets: which letters a lexicon holds, its tiles, and the one rule from letters to codes.
 
-A charset is a set of lower-case letters kept in alphabetical order; a letter's
-index (its code) is its position in that order, which is the order children are
-stored in every format. 'q' stands for the Qu die, so a word's "qu" is one
-symbol. Everything that turns letters, faces or folded words into codes and back
-(boards, dice, search, proof, the kernels' Qu code) goes through this module, as
-does the one wording of a letter outside the charset.
+A charset is a set of lower-case letters (any Unicode letters, NFC) in code
+order, the order of the language: a letter's index (its code) is its position,
+which is the order children are stored in every format. For English and every
+charset of `--charset` that order is alphabetical, as files before alphabets
+existed have it.
+
+A tile is a die face of several letters that stands for one symbol of the
+charset: English's ("q", "qu"), the Qu die, so a word's "qu" is one symbol
+'q' and a bare 'q' on a board is that die. Tiles are a property of the
+charset (hence of its language): Polish has none, so its 'q' is a plain
+letter. Everything that turns letters, faces or folded words into codes and
+back (boards, dice, search, proof, the kernels' spelled lengths) goes through
+a `Charset`, as does the one wording of a letter outside it.
 
 `--charset N` picks the first N letters of `RANKING`, a fixed order: letter
 frequency in TWL06 (E S I A R N T O L C D U P M G ...), except that U is moved
@@ -17,65 +24,100 @@ every other N is a prefix of the same list, independent of the word list.
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from .errors import ParameterError
-from .kernels import NO_LETTER, SECOND
+from .kernels import MAX_CODES, NO_LETTER, SECOND
 
 ALPHABET = string.ascii_lowercase
 JPA14 = "acdegilmnoprst"
 RANKING = "esiarntolcdpmguhbyfvkwzxjq"
-MAX_LETTERS = 26
+MAX_LETTERS = 62  # letter codes 0..61: below NO_LETTER and inside a 62-bit letter mask (kernels.MAX_CODES)
+ENGLISH_TILES: tuple[tuple[str, str], ...] = (("q", "qu"),)  # the Qu die
 
 assert sorted(RANKING) == list(ALPHABET)
 assert sorted(RANKING[:14]) == list(JPA14)
-
-QU = "q"        # the Qu die's symbol: one letter of a folded word, one cell of board notation
-QU_FACE = "qu"  # what that die shows, and what the symbol spells in a word
+assert MAX_LETTERS <= MAX_CODES
 
 
-def face_of(symbol: str) -> str:
-    """The face a one-letter symbol stands for ('q' -> 'qu')."""
-    return QU_FACE if symbol == QU else symbol
+def upper(letter: str) -> str:
+    """A letter as the language writes it in capitals: its upper case where that is one letter
+    ('ß' stays 'ß', whose upper case is 'SS')."""
+    up = letter.upper()
+    return up if len(up) == 1 else letter
 
 
-def symbol_of(face: str) -> str:
-    """The symbol of a face ('qu' -> 'q'); other faces are their own."""
-    return QU if face == QU_FACE else face
+def lower(letter: str) -> str:
+    """A letter in lower case where that is one letter ('İ' stays, whose lower case is two)."""
+    low = letter.lower()
+    return low if len(low) == 1 else letter
 
 
-def fold(word: str) -> str:
-    """A spelled word with each "qu" as the one symbol 'q'."""
-    return word.replace(QU_FACE, QU)
+def face_text(face: str) -> str:
+    """How a die face reads: its first letter in capitals ('A', 'Qu', 'Th'); '' stays ''."""
+    return upper(face[0]) + face[1:] if face else face
 
 
-def unfold(word: str) -> str:
-    """A folded word as it is spelled."""
-    return word.replace(QU, QU_FACE)
-
-
-def spelled_length(word: str) -> int:
-    """Letters of a folded word as spelled ("qu" counts two)."""
-    return len(word) + word.count(QU)
+def letter_problem(letter: str) -> str | None:
+    """Why `letter` cannot be a letter of a charset (one lower-case NFC letter), or None."""
+    if len(letter) != 1 or not letter.isalpha():
+        return f"{letter!r} is not a letter"
+    if unicodedata.normalize("NFC", letter) != letter:
+        return f"{letter!r} is not in NFC form"
+    if lower(letter) != letter:
+        return f"{letter!r} is not lower case"
+    return None
 
 
 @dataclass(frozen=True)
 class Charset:
-    """An alphabetically ordered set of letters; index i is the i-th letter."""
+    """Letters in code order (index i is the i-th letter) and the tiles among them.
+
+    `tiles` are (symbol, face) pairs; a tile whose symbol is not a letter of the charset is
+    left out, so Charset("abc") has no Qu. ValueError for letters that are not distinct
+    lower-case NFC letters, more than MAX_LETTERS of them, or a malformed tile."""
 
     letters: str
+    tiles: tuple[tuple[str, str], ...] = field(default=ENGLISH_TILES)
 
     def __post_init__(self) -> None:
-        if not self.letters or list(self.letters) != sorted(set(self.letters)):
-            raise ValueError(f"charset letters must be distinct and sorted: {self.letters!r}")
-        if not set(self.letters) <= set(ALPHABET):
-            raise ValueError(f"charset letters must be a-z: {self.letters!r}")
+        letters = self.letters
+        if not isinstance(letters, str) or not letters or len(set(letters)) != len(letters):
+            raise ValueError(f"charset letters must be distinct letters: {letters!r}")
+        problem = next(filter(None, map(letter_problem, letters)), None)
+        if problem:
+            raise ValueError(f"charset letters: {problem}")
+        if len(letters) > MAX_LETTERS:
+            raise ValueError(f"{len(letters)} letters, more than the {MAX_LETTERS} a lexicon can hold")
+        kept = tuple((str(symbol), str(face)) for symbol, face in self.tiles if symbol in letters)
+        for symbol, face in kept:
+            if len(face) < 2 or any(letter_problem(ch) for ch in face):
+                raise ValueError(f"tile {symbol!r}: face {face!r} must be two or more lower-case letters")
+        if len({s for s, _ in kept}) != len(kept) or len({f for _, f in kept}) != len(kept):
+            raise ValueError(f"tiles repeat a symbol or a face: {kept!r}")
+        object.__setattr__(self, "tiles", kept)
 
     def __len__(self) -> int:
         return len(self.letters)
+
+    def __contains__(self, letter: str) -> bool:
+        return letter in self.letters
+
+    @cached_property
+    def _faces(self) -> dict[str, str]:
+        return dict(self.tiles)
+
+    @cached_property
+    def _symbols(self) -> dict[str, str]:
+        return {face: symbol for symbol, face in self.tiles}
+
+    @cached_property
+    def _unfolding(self) -> dict[int, str]:
+        return {ord(symbol): face for symbol, face in self.tiles}
 
     @property
     def label(self) -> str:
@@ -83,8 +125,42 @@ class Charset:
         n = len(self.letters)
         return str(n) if self.letters == "".join(sorted(RANKING[:n])) else self.letters
 
-    def __contains__(self, letter: str) -> bool:
-        return letter in self.letters
+    @cached_property
+    def legacy(self) -> bool:
+        """Whether the format-version-1 headers can hold this charset: at most 26 letters a-z in
+        alphabetical order, and the Qu die exactly when 'q' is one of them (what those files imply)."""
+        return (set(self.letters) <= set(ALPHABET) and list(self.letters) == sorted(self.letters)
+                and self.tiles == Charset(self.letters).tiles)
+
+    # --- words: spelled (as written) and folded (one symbol per tile) ---------------------
+
+    def fold(self, spelled: str) -> str:
+        """A spelled word with each tile face as its symbol ("queen" -> "qeen")."""
+        for symbol, face in sorted(self.tiles, key=lambda tile: -len(tile[1])):
+            spelled = spelled.replace(face, symbol)
+        return spelled
+
+    def unfold(self, folded: str) -> str:
+        """A folded word as it is spelled."""
+        return folded.translate(self._unfolding) if self.tiles else folded
+
+    def face_of(self, symbol: str) -> str:
+        """The face a one-letter symbol stands for ('q' -> 'qu' in English)."""
+        return self._faces.get(symbol, symbol)
+
+    def symbol_of(self, face: str) -> str:
+        """The symbol of a face ('qu' -> 'q' in English); other faces are their own."""
+        return self._symbols.get(face, face)
+
+    def spelled_length(self, folded: str) -> int:
+        """Letters of a folded word as spelled (a tile counts its face's letters: "qu" two)."""
+        return len(self.unfold(folded))
+
+    def display(self, symbols: str) -> str:
+        """Symbols as the language writes them on dice: capitals, tiles as their face ('Qu')."""
+        return "".join(face_text(self.face_of(ch)) for ch in symbols)
+
+    # --- codes -------------------------------------------------------------------------
 
     def code(self, symbol: str) -> int:
         """The code of a one-letter symbol ('q' for Qu), or -1 when the charset lacks it."""
@@ -100,12 +176,25 @@ class Charset:
 
     def face(self, code: int) -> str:
         """The face a letter code shows ('qu' for Qu's)."""
-        return face_of(self.letters[code])
+        return self.face_of(self.letters[code])
 
     @cached_property
-    def qu_code(self) -> int:
-        """The code of the Qu die (a cell of two letters), or -1 when the charset lacks it."""
-        return self.code(QU)
+    def tile_letters(self) -> frozenset[str]:
+        """The symbols that stand for tiles (never a plain letter of a board or a word)."""
+        return frozenset(self._faces)
+
+    @cached_property
+    def code_lengths(self) -> np.ndarray:
+        """Letters each first-letter code spells (the kernels' cell lengths): 1, a tile its face's
+        letters; NO_LETTER and unused codes 0."""
+        lengths = np.zeros(NO_LETTER + 1, np.int64)
+        lengths[:len(self.letters)] = [len(self.face(c)) for c in range(len(self.letters))]
+        return lengths
+
+    @cached_property
+    def cell_letters(self) -> int:
+        """The most letters one cell code can spell: a face of a letter or tile, then a second letter."""
+        return 1 + max([1, *(len(face) for _, face in self.tiles)])
 
     def cell_code(self, face: str) -> int:
         """The kernels' code of a board face: its letter code ('a', 'qu'), NO_LETTER for a
@@ -113,18 +202,39 @@ class Charset:
         outside the charset."""
         if not face:
             return NO_LETTER
-        symbol = symbol_of(face)
+        symbol = self.symbol_of(face)
         if len(symbol) == 1:
             return self.code(symbol)
+        if len(face) != 2:
+            return -1
         first, second = self.code(face[0]), self.code(face[1])
         return first + SECOND * (second + 1) if first >= 0 and second >= 0 else -1
 
-    def code_table(self, missing: int = NO_LETTER, dtype=np.int64) -> np.ndarray:
-        """Byte -> code of one-letter notation in either case; `missing` for every other byte."""
-        table = np.full(256, missing, dtype)
+    @cached_property
+    def _points(self) -> tuple[np.ndarray, np.ndarray]:
+        """Code points of the letters in either case, sorted, and the code of each."""
+        pairs = {}
         for code, ch in enumerate(self.letters):
-            table[ord(ch)] = table[ord(ch.upper())] = code
-        return table
+            pairs[ord(ch)] = pairs[ord(upper(ch))] = code
+        keys = np.array(sorted(pairs), np.uint32)
+        return keys, np.array([pairs[k] for k in keys.tolist()], np.int64)
+
+    def encode_text(self, text: str, missing: int = NO_LETTER) -> np.ndarray:
+        """The code of every character of `text` (a letter in either case), `missing` for any
+        other character: vectorised, for word lists and plain boards."""
+        points = np.frombuffer(text.encode("utf-32-le"), np.uint32)
+        keys, codes = self._points
+        at = np.minimum(np.searchsorted(keys, points), len(keys) - 1)
+        return np.where(keys[at] == points, codes[at], missing)
+
+    @cached_property
+    def _order(self) -> dict[int, str]:
+        return {ord(ch): chr(1 + code) for code, ch in enumerate(self.letters)}
+
+    def order_key(self, symbols: str) -> str:
+        """A key that sorts strings of symbols in code order, the order of the formats' words (code
+        point order only where the letters are alphabetical: Polish puts 'ą' after 'a')."""
+        return symbols.translate(self._order)
 
     def outside(self, symbols: str) -> bool:
         """Whether a string of symbols uses a letter outside the charset."""
@@ -133,31 +243,44 @@ class Charset:
     def foreign(self, shown: str | None = None) -> str:
         """The one wording of a letter outside the charset; `shown` (a letter, face or board as
         the user wrote it) names what uses it, else the sentence's subject is the caller's."""
-        problem = f"uses a letter outside the lexicon's charset {self.letters.upper()}"
+        problem = f"uses a letter outside the lexicon's charset {''.join(map(upper, self.letters))}"
         return problem if shown is None else f"{shown!r} {problem}"
+
+
+ENGLISH_CHARSET = Charset(ALPHABET)  # how a board is read and written when no lexicon says otherwise
 
 
 def ranked(n: int) -> Charset:
     """The first n letters of RANKING, in alphabetical order."""
-    if not 1 <= n <= MAX_LETTERS:
-        raise ParameterError("charset", f"size must be 1..{MAX_LETTERS}, got {n}")
+    if not 1 <= n <= len(RANKING):
+        raise ParameterError("charset", f"size must be 1..{len(RANKING)}, got {n}")
     return Charset("".join(sorted(RANKING[:n])))
 
 
-def parse_charset(spec: str | int) -> Charset:
-    """A charset from a size ("14") or an explicit list of letters ("ACDEGILMNOPRST")."""
-    text = str(spec).strip()
+def parse_charset(spec: str | int, alphabet: str = ALPHABET) -> Charset:
+    """A charset from a size ("14", of the English ranking) or an explicit list of letters
+    ("ACDEGILMNOPRST", any case) of `alphabet` (a language's letters in code order; English's
+    a-z by default), which also gives their order. A size must be the alphabet's own unless the
+    alphabet is a-z."""
+    text = unicodedata.normalize("NFC", str(spec).strip())
     if text.isdigit() or (text[:1] in "+-" and text[1:].isdigit()):
-        return ranked(int(text))
+        n = int(text)
+        if set(alphabet) <= set(ALPHABET):
+            return ranked(n)
+        if n != len(alphabet):
+            raise ParameterError("charset", f"a size picks from the English ranking; this alphabet has "
+                                            f"{len(alphabet)} letters: give {len(alphabet)} or the letters")
+        return Charset(alphabet)
     if not text:
         raise ParameterError("charset", "empty; give a size 1..26 or letters such as ACDEGILMNOPRST")
-    lower = text.lower()
-    bad = sorted({ch for ch in lower if ch not in ALPHABET})
+    lowered = "".join(map(lower, text))
+    bad = sorted({ch for ch in lowered if ch not in alphabet})
     if bad:
-        shown = " ".join(repr(ch) for ch in bad)
-        raise ParameterError("charset", f"{shown} not letters a-z (give a size 1..26 or letters)")
-    repeated = sorted({ch for ch in lower if lower.count(ch) > 1})
+        shown = " ".join(repr(upper(ch)) for ch in bad)
+        where = "a-z" if alphabet == ALPHABET else f"of the alphabet {''.join(map(upper, alphabet))}"
+        raise ParameterError("charset", f"{shown} not letters {where} (give a size 1..26 or letters)")
+    repeated = sorted({ch for ch in lowered if lowered.count(ch) > 1})
     if repeated:
         raise ParameterError("charset", f"letter{'s' if len(repeated) > 1 else ''} "
-                        f"{', '.join(ch.upper() for ch in repeated)} repeated")
-    return Charset("".join(sorted(lower)))
+                        f"{', '.join(map(upper, repeated))} repeated")
+    return Charset("".join(ch for ch in alphabet if ch in lowered))

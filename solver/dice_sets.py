@@ -1,13 +1,20 @@
 """Boggle dice: the real sets as data, user dice files, and seeded rolls.
 
-A dice file (the built-in sets in solver/dice/ use the same format) holds one
-die per line. Its faces are separated by spaces or commas; a face is a letter,
-"Qu" (a lone "Q" means the same), a two-letter face such as "Th", or a blank
-written "." or "_". A die may instead be one word with a face per character,
-"Qu" or "Q" being one face: "AAEEGN", "HIMNQuU"; two-letter faces need the
-separated form. Case does not matter. '#' starts a comment; blank lines are
-skipped. Every die has the same number of faces, and the dice fill the board:
-a square one unless a size RxC is given.
+A dice file (the built-in sets in solver/dice/ use the same format, and so do
+the Tanglet game's `dice` files) holds one die per line. Its faces are
+separated by spaces or commas; a face is a letter of any alphabet ("Ñ", "Я"),
+a tile of the language ("Qu"; in English a lone "Q" means the same, as the
+letter 'q' stands for the Qu die; in Polish, which has no tiles, "Q" is a
+plain Q), a two-letter face such as "Th", or a blank written "." or "_". A die
+may instead be one word with a face per character, a tile being one face:
+"AAEEGN", "HIMNQuU"; two-letter faces need the separated form. Case does not
+matter. '#' starts a comment. Every die has the same number of faces.
+
+A blank line between dice ends a set: a file may hold several sets (Tanglet's
+hold the 16 dice of the 4x4 game, a blank line, then the 25 of the 5x5 game);
+the set whose dice fill the board of the size asked for is used, the first one
+without a size. The dice fill the board: a square one unless a size RxC is
+given.
 
 A roll shakes the dice like the real game: a random permutation puts the dice
 in the cells, and each die shows a random face. Same seed, same boards, on any
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from .board import MAX_SIDE, Board, Shape
-from .charset import QU, QU_FACE
+from .charset import ENGLISH_CHARSET, Charset, letter_problem, lower
 from .errors import DawgError, ParameterError, reading
 
 DEFAULT_DICE = "classic"
@@ -78,14 +86,15 @@ def dice_for_size(size: Shape | None) -> str:
     raise DawgError(f"no built-in dice set fills a {size} board; give --dice FILE")
 
 
-def load_dice(spec: str) -> DiceSet:
-    """A built-in set by name, or a dice file by path."""
+def load_dice(spec: str, charset: Charset = ENGLISH_CHARSET, size: Shape | None = None) -> DiceSet:
+    """A built-in set by name, or a dice file by path; `charset` says what a tile's letter alone
+    means (English 'Q': Qu), `size` picks the set of a file of several."""
     if spec in builtin_dice_names():
-        return parse_dice((_dice_directory() / f"{spec}.txt").read_text(encoding="utf-8"), spec)
+        return parse_dice((_dice_directory() / f"{spec}.txt").read_text(encoding="utf-8"), spec, charset, size)
     if not Path(spec).exists():
         raise ParameterError("dice", f"{spec!r} is neither a dice file nor a built-in set "
                         f"({', '.join(builtin_dice_names())})")
-    return parse_dice(_read_dice_file(spec), spec)
+    return parse_dice(_read_dice_file(spec), spec, charset, size)
 
 
 def _read_dice_file(spec: str) -> str:
@@ -111,64 +120,84 @@ def _read_dice_file(spec: str) -> str:
     return text
 
 
-def parse_dice(text: str, name: str) -> DiceSet:
-    """Dice from the text of a dice file; errors name the file (`name`) and line."""
-    dice: list[tuple[str, ...]] = []
+def parse_dice(text: str, name: str, charset: Charset = ENGLISH_CHARSET, size: Shape | None = None) -> DiceSet:
+    """The dice of a dice file's text for a board of `size` (see the module); errors name the file
+    (`name`) and line."""
+    sets: list[list[tuple[str, ...]]] = [[]]
     description = ""
     first_die_line = 0
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(unicodedata.normalize("NFC", text).splitlines(), 1):
         line, _, comment = raw.partition("#")
-        if not description and comment.strip() and not dice:
+        if not description and comment.strip() and not any(sets):
             description = comment.strip()
         tokens = [t for t in _SEPARATORS.split(line) if t]
         if not tokens:
+            if not raw.strip() and sets[-1]:
+                sets.append([])
             continue
         where = f"{name} line {number}"
-        die = _compact_die(tokens[0], where) if len(tokens) == 1 else tuple(_face(t, where) for t in tokens)
+        die = _compact_die(tokens[0], where, charset) if len(tokens) == 1 else \
+            tuple(_face(t, where, charset) for t in tokens)
+        dice = sets[-1]
         if dice and len(die) != len(dice[0]):
             raise DawgError(f"{where}: die has {len(die)} faces, the die on line {first_die_line} "
                             f"has {len(dice[0])}; every die needs the same number")
         if not dice:
             first_die_line = number
         dice.append(die)
-    if not dice:
+    sets = [dice for dice in sets if dice]
+    if not sets:
         raise DawgError(f"{name}: no dice (one die per line, e.g. 'A A E E G N')")
+    dice = _pick_set(sets, name, size)
     if len(dice) > MAX_SIDE * MAX_SIDE:
         raise DawgError(f"{name}: {len(dice)} dice, more than the {MAX_SIDE}x{MAX_SIDE} board's "
                         f"{MAX_SIDE * MAX_SIDE} cells")
     return DiceSet(name, description, tuple(dice))
 
 
-def _face(token: str, where: str) -> str:
-    """One face written alone: 'A', 'Qu' or 'Q', 'Th', '.' or '_'."""
-    face = token.lower()
+def _pick_set(sets: list[list[tuple[str, ...]]], name: str, size: Shape | None) -> list[tuple[str, ...]]:
+    """The set that fills a board of `size`; the first without a size, or when the file has one."""
+    if size is None or len(sets) == 1:
+        return sets[0]
+    fitting = [dice for dice in sets if len(dice) == size.cells]
+    if not fitting:
+        counts = ", ".join(str(len(dice)) for dice in sets)
+        raise DawgError(f"dice {name}: no set fills a {size} board ({size.cells} dice); its sets have {counts}")
+    return fitting[0]
+
+
+def _face(token: str, where: str, charset: Charset) -> str:
+    """One face written alone: 'A', 'Ñ', 'Qu' (or a tile's letter alone, 'Q'), 'Th', '.' or '_'."""
+    face = "".join(map(lower, token))
     if face in _BLANKS:
         return ""
-    if face in (QU, QU_FACE):
-        return QU_FACE
-    if face.isascii() and face.isalpha() and len(face) <= 2 and QU not in face:
+    if face in charset.tile_letters or len(face) > 1 and charset.symbol_of(face) != face:
+        return charset.face_of(charset.symbol_of(face))
+    if len(face) <= 2 and not any(letter_problem(ch) or ch in charset.tile_letters for ch in face):
         return face
-    raise DawgError(f"{where}: face {token!r} is not a letter, Qu, a two-letter face like Th, "
-                    f"or a blank ('.' or '_')")
+    tiles = ", ".join(f.capitalize() for _, f in charset.tiles)
+    raise DawgError(f"{where}: face {token!r} is not a letter{', ' + tiles if tiles else ''}, a two-letter "
+                    f"face like Th, or a blank ('.' or '_')")
 
 
-def _compact_die(token: str, where: str) -> tuple[str, ...]:
-    """A die written as one word, one face per character, 'Qu' or 'Q' being one face."""
-    lowered = token.lower()
+def _compact_die(token: str, where: str, charset: Charset) -> tuple[str, ...]:
+    """A die written as one word, one face per character, a tile ('Qu', or 'Q' alone) being one face."""
+    lowered = "".join(map(lower, token))
     faces = []
     at = 0
     while at < len(lowered):
+        tile = next((face for _, face in charset.tiles if lowered.startswith(face, at)), None)
         ch = lowered[at]
-        if ch == QU:
-            faces.append(QU_FACE)
-            at += 2 if lowered.startswith(QU_FACE, at) else 1
+        if tile is not None:
+            faces.append(tile)
+            at += len(tile)
             continue
         if ch in _BLANKS:
             faces.append("")
-        elif ch.isascii() and ch.isalpha():
-            faces.append(ch)
+        elif not letter_problem(ch):
+            faces.append(charset.face_of(ch))
         else:
-            raise DawgError(f"{where}: {token[at]!r} in {token!r} is not a face (letters, Qu, "
+            raise DawgError(f"{where}: {token[at]!r} in {token!r} is not a face (letters, tiles such as Qu, "
                             f"'.' or '_'; separate two-letter faces by spaces)")
         at += 1
     return tuple(faces)

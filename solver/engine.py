@@ -1,8 +1,9 @@
 """Running the walks: board preparation and the single-board engine.
 
 One board runs the kernels in CPython (`solve_one`): no numba import, no
-threads, a few milliseconds of walking. Batches run the numba-compiled drivers
-in a backend (`backends/cpu.py`).
+threads, a few milliseconds of walking; a process that has numba loaded anyway
+(the warm server) runs the same walk compiled (`compiled=True`). Batches run
+the numba-compiled drivers in a backend (`backends/cpu.py`).
 """
 
 from __future__ import annotations
@@ -51,35 +52,45 @@ def python_inputs(values: tuple) -> tuple:
 
 
 def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, skip_foreign: bool,
-              want_words: bool, neighbours: list[int] | None = None) -> tuple[int, int, list[Found]]:
+              want_words: bool, neighbours: list[int] | None = None,
+              compiled: bool = False) -> tuple[int, int, list[Found]]:
     """Points and number of words of one board in plain Python; with want_words also each word
     found and a path. `neighbours` replaces the board's adjacency (as `neighbour_bits` gives it,
-    root last)."""
+    root last). `compiled`: run the numba-compiled walk (`jit.compiled_walk`) on numpy arrays
+    instead, where numba is loaded anyway (`inputs` are then the walk's own, `Walk.inputs`)."""
     codes = encode([board], charset, skip_foreign)[0].tolist()
     cells = board.shape.cells
     bits = neighbours or neighbour_bits(board.shape)
     cell_len, nbr_mask, near = [0] * cells, [0] * (cells + 1), [0] * ((cells + 1) * kernels.NEAR)
-    kernels.prepare_board(codes, charset.qu_code, bits, cell_len, nbr_mask, near)
-    board_args = (codes, cell_len, nbr_mask, near, card_table(cells).tolist())
+    kernels.prepare_board(codes, charset.code_lengths.tolist(), bits, cell_len, nbr_mask, near)
+    board_args = (codes, cell_len, nbr_mask, near, card_table(cells, charset.cell_letters).tolist())
+    run, zeros, stamp_set = walk.board_kernel, (lambda n: [0] * n), bytearray
+    if compiled:
+        from . import jit
+
+        run, zeros, stamp_set = jit.compiled_walk(walk.board_kernel), (lambda n: np.zeros(n, np.int64)), \
+            (lambda n: np.zeros(n, np.uint8))
+        board_args = tuple(np.array(values, np.int64) for values in board_args)
     width = cells + 2
     capacity = FOUND_PER_CELL * cells if want_words else 0
     while True:
-        found = [0] * (capacity * width)
-        count = [0]
-        # Stamp 1 marks a word found on this board; a bytearray of zeros is the cheapest fresh set.
-        stamps = bytearray(walk.id_count)
-        score = walk.board_kernel(*inputs, *board_args, [0] * (kernels.FRAME * cells),
-                                  stamps, 1, found, capacity, width, count)
+        found = zeros(capacity * width)
+        count = zeros(1)
+        # Stamp 1 marks a word found on this board; a set of zero bytes is the cheapest fresh one.
+        stamps = stamp_set(walk.id_count)
+        score = int(run(*inputs, *board_args, zeros(kernels.FRAME * cells), stamps, 1, found, capacity, width, count))
         if count[0] <= capacity:
             break
-        capacity = count[0]
+        capacity = int(count[0])
+    found = found[:count[0] * width].tolist() if compiled else found
     words = []
     for row in range(count[0] if want_words else 0):
         cols = found[row * width: (row + 1) * width]
         path = tuple(c for c in cols[2:] if c >= 0)
         words.append(Found(board.spell(path), points(cols[1]), path))
     words.sort(key=lambda f: (-len(f.word), f.word))
-    return score, stamps.count(1), words  # a word's id is stamped once, however many paths spell it
+    # a word's id is stamped once, however many paths spell it
+    return score, int(np.count_nonzero(np.frombuffer(stamps, np.uint8))), words
 
 
 def checked_codes(codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset) -> tuple[Shape, np.ndarray]:

@@ -14,6 +14,7 @@ from enum import Enum
 
 from .board import Board, neighbours, points
 from .engine import Found
+from .language import ENGLISH, Language
 
 RULES_MIN_LENGTH = 3  # Boggle's shortest word; the lexicons hold nothing shorter
 
@@ -31,7 +32,7 @@ class Outcome(Enum):
 
 @dataclass(frozen=True)
 class Verdict:
-    word: str          # as judged: lower case, spaces trimmed
+    word: str          # as judged: in the language's game form (lower case, folds applied), spaces trimmed
     outcome: Outcome
     points: int = 0    # points won (accepted words only)
 
@@ -86,9 +87,11 @@ def traceable(board: Board, word: str) -> bool:
 class Round:
     """A board, the computer's answers on it, and the words the player has found so far."""
 
-    def __init__(self, board: Board, answers: Iterable[Found], min_length: int = RULES_MIN_LENGTH) -> None:
+    def __init__(self, board: Board, answers: Iterable[Found], min_length: int = RULES_MIN_LENGTH,
+                 language: Language = ENGLISH) -> None:
         self.board = board
         self.min_length = min_length
+        self.language = language  # typed words are folded as the lexicon's list was: "Straße" is strasse
         self.answers = {f.word: points(len(f.word)) for f in answers if len(f.word) >= min_length}
         self.found: dict[str, int] = {}
 
@@ -98,8 +101,8 @@ class Round:
 
     def submit(self, text: str) -> Verdict:
         """Judge one typed word, and keep it if it scores."""
-        word = text.strip().lower()
-        if not (word.isascii() and word.isalpha()):
+        word = self.language.game_form(text.strip())
+        if not word.isalpha():
             return Verdict(word, Outcome.NOT_LETTERS)
         if len(word) < self.min_length:
             return Verdict(word, Outcome.TOO_SHORT)

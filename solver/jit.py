@@ -7,7 +7,8 @@ module, sharing `solver.kernels`): compiled code calls them through numba
 overloads, and `popcount` becomes the CPU instruction. `batch_driver(walk)`
 gives the one batch driver, specialised to a walk: it loops over boards
 inside compiled code and releases the GIL, so threads score chunks of a
-batch in parallel.
+batch in parallel. `compiled_walk(walk)` is the walk alone, compiled, for one
+board and its words where numba is loaded anyway.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def _driver(walk: Callable) -> Callable:
     """The batch driver of `walk`, compiled (or loaded from the disk cache)."""
     _compiled_in_place(walk)
 
-    def batch(inputs, boards, q_code, nbr_bits, card, stack, stamps, first_stamp, scores):
+    def batch(inputs, boards, code_len, nbr_bits, card, stack, stamps, first_stamp, scores):
         cells = boards.shape[1]
         cell_len = np.empty(cells, np.int64)
         nbr_mask = np.empty(cells + 1, np.int64)
@@ -116,15 +117,20 @@ def _driver(walk: Callable) -> Callable:
         found = stack[:0]
         count = stack[:1]
         for b in range(boards.shape[0]):
-            k.prepare_board(boards[b], q_code, nbr_bits, cell_len, nbr_mask, near)
+            k.prepare_board(boards[b], code_len, nbr_bits, cell_len, nbr_mask, near)
             scores[b] = walk(*inputs, boards[b], cell_len, nbr_mask, near, card, stack, stamps, first_stamp + b,
                              found, 0, 0, count)
 
+    return _in_walk_cache(walk, batch)
+
+
+def _in_walk_cache(walk: Callable, func: Callable) -> Callable:
+    """`func`, which compiles `walk` in, compiled into the walk's cache directory (`_cache_dir`)."""
     # numba picks a cached function's directory when it is decorated: the walk's own, then restore.
     user_cache_dir = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = str(_cache_dir(walk))
     try:
-        return kernel(batch)
+        return kernel(func)
     finally:
         numba.config.CACHE_DIR = user_cache_dir
 
@@ -134,10 +140,24 @@ _drivers_lock = threading.Lock()
 
 
 def batch_driver(walk: Callable) -> Callable:
-    """The compiled batch driver of a format's board walk: batch(inputs, boards, q_code,
+    """The compiled batch driver of a format's board walk: batch(inputs, boards, code_len,
     nbr_bits, card, stack, stamps, first_stamp, scores) scores each row of `boards` into
-    `scores`, with `inputs` the walk's leading arguments (`Walk.inputs`)."""
+    `scores`, with `inputs` the walk's leading arguments (`Walk.inputs`) and `code_len` the
+    charset's `code_lengths`."""
     with _drivers_lock:
         if walk not in _drivers:
             _drivers[walk] = _driver(walk)
         return _drivers[walk]
+
+
+_walks: dict[Callable, Callable] = {}
+
+
+def compiled_walk(walk: Callable) -> Callable:
+    """A format's board walk compiled on its own, called with the arguments `engine.solve_one` gives
+    it, as numpy arrays: one board with its words at compiled speed, for a process that has numba
+    loaded anyway (the warm server)."""
+    with _drivers_lock:
+        if walk not in _walks:
+            _walks[walk] = _in_walk_cache(walk, walk)
+        return _walks[walk]

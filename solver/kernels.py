@@ -36,10 +36,12 @@ root whose neighbours are all cells.
 
 A cell code is the letter index of its face, or NO_LETTER for a blank (or
 a letter outside the charset); a two-letter face such as "Th" has code
-first + 64 * (second + 1), and the walk steps through both letters.
+first + 64 * (second + 1), and the walk steps through both letters. A letter
+index is below MAX_CODES, so a set of letters is a non-negative int64.
 
 Shared arguments (all flat, all integers):
   board      cell codes
+  code_len   letters each first-letter code spells (a tile its face's: Qu 2; Charset.code_lengths)
   cell_len   letters on each cell (2 for Qu, Th, ...)          } filled by
   nbr_mask   bit set of the letters around each cell, then all  } prepare_board
   near       neighbours of each cell by letter                 }
@@ -55,7 +57,8 @@ Shared arguments (all flat, all integers):
 NO_LETTER = 63        # a letter index no mask bit ever matches
 SECOND = 64           # code = first + SECOND * (second + 1) for a two-letter face
 FRAME = 6             # stack integers per path position
-NEAR = 32             # row width of the per-board `near` table (letters <= 26)
+NEAR = 64             # row width of the per-board `near` table: one entry per letter code
+MAX_CODES = 62        # letter codes 0..61: letter masks stay below the int64 sign bit
 
 
 def popcount(x):
@@ -68,7 +71,7 @@ def lowest_bit(x):
     return (x & -x).bit_length() - 1
 
 
-def prepare_board(board, q_code, nbr_bits, cell_len, nbr_mask, near):
+def prepare_board(board, code_len, nbr_bits, cell_len, nbr_mask, near):
     """Fill the per-board tables: letters on each cell, the first letters around it, and
     near[cell * NEAR + letter], the neighbours of the cell whose face starts with that letter.
     Index `cells` of nbr_mask and row `cells` of near are the virtual root's: every cell.
@@ -94,7 +97,7 @@ def prepare_board(board, q_code, nbr_bits, cell_len, nbr_mask, near):
         nbr_mask[cell] = around
         if cell < cells:
             code = board[cell]
-            cell_len[cell] = 2 if code == q_code or code > NO_LETTER else 1
+            cell_len[cell] = code_len[code & NO_LETTER] + (code_len[(code >> 6) - 1] if code > NO_LETTER else 0)
 
 
 def neighbours_with(near, cell, letters, used):

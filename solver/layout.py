@@ -1,17 +1,23 @@
 """The bit layout of the words lexicon nodes and edges are made of, defined once.
 
 The compiler packs with it, the readers check and unpack with it, the board walks (CPU and CUDA)
-and the proof tables decode with it. It sits below every package of the solver (it imports only
-numpy) so that each of them can read it without importing the others. docs/formats.md describes
+decode it and the proof's tables (a word of their own, solver/proof/tables.py) are made from it.
+It sits below every package of the solver (it imports only numpy) so that each of them can read
+it without importing the others. docs/formats.md describes
 the layouts in prose; everything is little-endian.
 
-Trie and DAWG node word (u64):
-  bits 0-31  first child (trie) or first edge (DAWG), 0 if no letters;
-  bits 32-57 letter mask (bit 32+i set = has a child for letter i);
-  bits 58-62 reserved, zero in files (the proof tables keep a word's points there);
-  bit 63     end of word (so a node word read as int64 is negative exactly when it ends a word).
+Trie and DAWG node words, in one of two `NodeLayout`s:
+  NARROW (charsets of up to 26 letters, and every file of format version 1), one u64 per node:
+    bits 0-31  first child (trie) or first edge (DAWG), 0 if no letters;
+    bits 32-57 letter mask (bit 32+i set = has a child for letter i);
+    bits 58-62 reserved, zero in files;
+    bit 63     end of word (so a node word read as int64 is negative exactly when it ends a word).
+  WIDE (27 to MAX_CODES letters), two u64 per node:
+    word 0: the narrow word with bits 32-57 zero (first child or edge, reserved 58-62, end of word);
+    word 1: bits 0-61 the letter mask, bits 62-63 zero.
   Children or edges are contiguous in letter order, so the one for letter i is
-  first + popcount(mask & ((1 << i) - 1)).
+  first + popcount(mask & ((1 << i) - 1)). The walks take a layout's `kernel_args` (`wide`, 0 or
+  1) as an integer, so one compiled walk reads both.
 DAWG edge word (u64): bits 0-31 child state, bits 32-63 skip (words ranked before the child's).
 ADTDAWG node word: first child, child-set index and end of word, in the widths of an `AdtLayout`;
   a child-set entry holds each letter's 1-based place in its block (`child_set_fields`).
@@ -30,28 +36,62 @@ RESERVED_SHIFT = 58
 RESERVED_MASK = 0x1F
 EOW_SHIFT = 63
 SKIP_SHIFT = 32  # of a DAWG edge word
+WIDE_LETTERS = 62  # letters a wide node's mask word holds (kernels.MAX_CODES)
 
 
-def node_word(first: np.ndarray, mask: np.ndarray, eow: np.ndarray) -> np.ndarray:
-    """Pack trie/DAWG node words from their fields."""
-    return (first.astype(np.uint64)
-            | (mask.astype(np.uint64) << np.uint64(LETTERS_SHIFT))
-            | (eow.astype(np.uint64) << np.uint64(EOW_SHIFT)))
+@dataclass(frozen=True)
+class NodeLayout:
+    """Where a trie/DAWG node's fields sit (see the module docstring): `words` u64 per node, the
+    letter mask in word `mask_word` from bit `mask_shift`, `mask_bits` wide."""
+
+    words: int
+    mask_word: int
+    mask_shift: int
+    mask_bits: int
+
+    @property
+    def letter_mask(self) -> int:
+        return (1 << self.mask_bits) - 1
+
+    @property
+    def kernel_args(self) -> tuple[int]:
+        """What a walk takes to read this layout: `wide`, 0 or 1. Node n's first word is at n << wide;
+        a wide node's mask is the word after it, a narrow one's is read from the word the walk
+        holds with the constants above, as before wide nodes existed (so English walks as fast)."""
+        return (self.words - 1,)
+
+    def pack(self, first: np.ndarray, mask: np.ndarray, eow: np.ndarray) -> np.ndarray:
+        """Node words (flat, `words` per node) from their fields."""
+        head = np.asarray(first).astype(np.uint64) | (np.asarray(eow).astype(np.uint64) << np.uint64(EOW_SHIFT))
+        letters = np.asarray(mask).astype(np.uint64) << np.uint64(self.mask_shift)
+        if self.words == 1:
+            return head | letters
+        return np.column_stack([head, letters]).ravel()
+
+    def split(self, words: np.ndarray):
+        """(first child or edge, letter mask, end-of-word) of each node, as int64 arrays."""
+        w = np.asarray(words, dtype=np.uint64).reshape(-1, self.words)
+        # Every field is below 2**63, so viewing each fresh uint64 result as int64 is exact and copies nothing.
+        first = (w[:, 0] & np.uint64(INDEX_MASK)).view(np.int64)
+        mask = ((w[:, self.mask_word] >> np.uint64(self.mask_shift)) & np.uint64(self.letter_mask)).view(np.int64)
+        eow = (w[:, 0] >> np.uint64(EOW_SHIFT)).view(np.int64)
+        return first, mask, eow
+
+    def reserved(self, words: np.ndarray) -> np.ndarray:
+        """Per node, the bits that must be zero in a file (non-zero where any is set)."""
+        w = np.asarray(words, dtype=np.uint64).reshape(-1, self.words)
+        head = w[:, 0] >> np.uint64(RESERVED_SHIFT if self.words == 1 else LETTERS_SHIFT)
+        head &= np.uint64(RESERVED_MASK if self.words == 1 else (1 << (EOW_SHIFT - LETTERS_SHIFT)) - 1)
+        return head if self.words == 1 else head | (w[:, 1] >> np.uint64(self.mask_bits))
 
 
-def split_node_words(words: np.ndarray):
-    """(first child or edge, letter mask, end-of-word) of trie/DAWG node words."""
-    w = np.asarray(words, dtype=np.uint64)
-    # Every field is below 2**63, so viewing each fresh uint64 result as int64 is exact and copies nothing.
-    first = (w & np.uint64(INDEX_MASK)).view(np.int64)
-    mask = ((w >> np.uint64(LETTERS_SHIFT)) & np.uint64(LETTER_MASK)).view(np.int64)
-    eow = (w >> np.uint64(EOW_SHIFT)).view(np.int64)
-    return first, mask, eow
+NARROW = NodeLayout(words=1, mask_word=0, mask_shift=LETTERS_SHIFT, mask_bits=26)
+WIDE = NodeLayout(words=2, mask_word=1, mask_shift=0, mask_bits=WIDE_LETTERS)
 
 
-def reserved_bits(words: np.ndarray) -> np.ndarray:
-    """The reserved bits of trie/DAWG node words, which must be zero in a file."""
-    return (np.asarray(words, dtype=np.uint64) >> np.uint64(RESERVED_SHIFT)) & np.uint64(RESERVED_MASK)
+def node_layout(letters: int) -> NodeLayout:
+    """The layout of a charset of `letters` letters: narrow while the mask fits bits 32-57."""
+    return NARROW if letters <= NARROW.mask_bits else WIDE
 
 
 def edge_word(child: np.ndarray, skip: np.ndarray) -> np.ndarray:
@@ -85,7 +125,7 @@ class AdtLayout:
     child_set_bits: int = 11
 
     def __post_init__(self) -> None:
-        if not (1 <= self.letters <= 26 and 15 <= self.first_child_bits <= 32
+        if not (1 <= self.letters <= WIDE_LETTERS and 15 <= self.first_child_bits <= 32
                 and 11 <= self.child_set_bits <= 31 and self.eow_shift <= 62):
             raise ValueError(f"impossible ADTDAWG layout {self}")
 
@@ -148,7 +188,7 @@ def child_set_fields(letters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     Letter i's field is wide enough to hold i + 1 (its largest possible
     1-based position in a child block). Fields are packed from bit 0 of word 0
     and continue in the next 64-bit word when one is full: 18 letters fill
-    exactly one word (the reference layout), 26 letters need two.
+    exactly one word (the reference layout), 26 letters need two, 62 six.
     """
     word = np.zeros(letters, np.int64)
     shift = np.zeros(letters, np.int64)

@@ -22,11 +22,11 @@ from typing import TypeVar
 
 from .errors import DawgError, ParameterError, reading
 from .formats import FORMATS, Lexicon
-from .formats.base import MAX_WORD_IDS, Snapshot, display
+from .formats.base import MAX_WORD_IDS, Snapshot
 from .formats.common import MANIFEST_FILE
 from .manifest import Manifest, parse_manifest
 
-__all__ = ["Lexicon", "display", "open_all", "open_lexicon", "read_manifest"]
+__all__ = ["Lexicon", "open_all", "open_lexicon", "read_manifest"]
 
 T = TypeVar("T")
 WORD_LIST_SAMPLE = 4096  # bytes of an unknown file read to tell a word list given by mistake
@@ -70,6 +70,8 @@ def _load(snap: Snapshot, fmt: str, names: list[str], manifest: Manifest | None)
     lex = FORMATS[fmt].lexicon.load(snap, names, manifest.entry(fmt) if manifest else None)
     if manifest and (lex.charset != manifest.charset or lex.word_count != manifest.data["words"]):
         raise DawgError(f"{lex.path}: charset or word count differs from {manifest.path}")
+    if manifest:
+        lex.language_section = manifest.language_section
     if lex.walk.id_count > MAX_WORD_IDS:
         raise DawgError(f"{lex.path}: {lex.walk.id_count} word numbers, more than the {MAX_WORD_IDS} the "
                         f"solver can stamp (4 bytes each per scoring thread)")

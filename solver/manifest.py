@@ -13,18 +13,17 @@ its file entries, what it must agree with) comes from its registry entry in
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgpack
 import numpy as np
 
-from .charset import Charset
+from .charset import MAX_LETTERS, Charset
 from .errors import DawgError
 from .formats import FORMATS, ManifestEntry
 from .formats.common import HEADER, MANIFEST_VERSION, MAX_INDEX
-from .schema import BadField, fields, integer, optional, sha256, shown, text
+from .schema import BadField, fields, integer, list_of, optional, pair, sha256, shown, text
 
 MAX_LENGTH = int(np.iinfo(HEADER["max_length"]).max)  # 255: the headers store word lengths in one byte
 
@@ -34,7 +33,7 @@ def counts(value, name):
     if not isinstance(value, dict):
         raise BadField(name, "a map", value)
     for key in value:
-        if not isinstance(key, str) or not re.fullmatch(r"[a-z_]{1,40}", key):
+        if not isinstance(key, str) or not 0 < len(key) <= 40 or not all(ch == "_" or ch.islower() for ch in key):
             raise BadField(name, "reasons named in lower-case letters and '_'", key)
     return {key: integer()(v, f"{name}.{key}") for key, v in value.items()}
 
@@ -42,10 +41,41 @@ def counts(value, name):
 def charset_letters(value, name):
     if isinstance(value, str):
         try:
-            return Charset(value).letters
+            return Charset(value, ()).letters
         except ValueError:
             pass
-    raise BadField(name, "letters a-z, distinct and in alphabetical order", value)
+    raise BadField(name, f"1..{MAX_LETTERS} distinct lower-case letters", value)
+
+
+def tile(value, name):
+    """A [symbol, face] pair: one letter and the two or more letters it stands for."""
+    if (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)
+            and len(value[0]) == 1 and len(value[1]) >= 2):
+        return value
+    raise BadField(name, "a [symbol, face] pair of a letter and the letters it stands for", value)
+
+
+def flag(value, name):
+    if not isinstance(value, bool):
+        raise BadField(name, "true or false", value)
+    return value
+
+
+# Written only where a build needs them, so that an English build keeps its bytes: `tiles` where
+# they differ from what the letters imply (the Qu die exactly when 'q' is a letter), `language`
+# (solver.language's `Language.manifest_section`) for a language other than English.
+OPTIONAL_FIELDS = dict(
+    tiles=list_of(tile, most=MAX_LETTERS),
+    language=fields(name=text(r"[a-z][a-z0-9_-]{0,39}", "a language's short name"),
+                    title=text(r"[^\x00-\x1f\x7f]{1,200}", "a one-line title"),
+                    letters=charset_letters, tiles=list_of(tile, most=MAX_LETTERS),
+                    folds=list_of(pair(text(r"[^\x00-\x1f\x7f]{1,8}", "a letter"),
+                                       text(r"[^\x00-\x1f\x7f]{1,8}", "letters"), "a [letter, letters] pair"),
+                                  most=1000),
+                    vowels=charset_letters, capitalised_nouns=flag),
+)
+# How the list was read, in `options`, where not the default (compiler.wordlist.ListOptions).
+OPTIONAL_OPTIONS = dict(input_format=text(r"[a-z_]{1,20}", "an input format's name"), lenient=flag)
 
 
 # The fields of every build; each format's section follows, under its name, in registry order.
@@ -63,6 +93,18 @@ BUILD_FIELDS = dict(
 )
 
 
+def manifest_charset(data: dict) -> Charset:
+    """The charset a checked manifest records: its letters, and its tiles or the implied ones."""
+    letters = data["charset"]
+    return Charset(letters, tuple(map(tuple, data["tiles"]))) if "tiles" in data else Charset(letters)
+
+
+def manifest_fields(charset: Charset, language: dict | None) -> dict:
+    """The optional fields a build of `charset` for `language` (None: English) writes (OPTIONAL_FIELDS)."""
+    extra = {} if charset.tiles == Charset(charset.letters).tiles else {"tiles": [list(t) for t in charset.tiles]}
+    return {**extra, **({"language": language} if language else {})}
+
+
 @dataclass(frozen=True)
 class Manifest:
     """A checked manifest: `data` holds only the documented fields, each of its documented type."""
@@ -72,7 +114,12 @@ class Manifest:
 
     @property
     def charset(self) -> Charset:
-        return Charset(self.data["charset"])
+        return manifest_charset(self.data)
+
+    @property
+    def language_section(self) -> dict | None:
+        """The language the build was made for (`Language.manifest_section`); None for English."""
+        return self.data.get("language")
 
     def entry(self, fmt: str) -> ManifestEntry:
         """What the manifest records for the loader of one format."""
@@ -98,8 +145,17 @@ def parse_manifest(path: Path, raw: bytes) -> Manifest:
     schema = fields(**BUILD_FIELDS, **{name: spec.section for name, spec in FORMATS.items()})
     try:
         checked = schema(data, "")
+        checked.update({key: check(data[key], key) for key, check in OPTIONAL_FIELDS.items() if key in data})
+        checked["options"].update({key: check(data["options"][key], f"options.{key}")
+                                   for key, check in OPTIONAL_OPTIONS.items() if key in data["options"]})
     except BadField as bad:
         raise DawgError(f"{path}: field {bad.name}: {bad.problem(null='nil')}") from None
+    try:
+        charset = manifest_charset(checked)
+    except ValueError as err:
+        raise DawgError(f"{path}: field tiles: {err}") from None
+    if "tiles" in checked and list(charset.tiles) != list(map(tuple, checked["tiles"])):
+        raise DawgError(f"{path}: field tiles: a tile's symbol is not one of the letters")
     if checked["options"]["charset"] != checked["charset"]:
         raise DawgError(f"{path}: fields charset and options.charset differ "
                         f"({checked['charset']!r}, {checked['options']['charset']!r})")

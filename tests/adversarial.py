@@ -20,10 +20,10 @@ import numpy as np
 
 from boggle_dawg.solver.charset import JPA14
 from boggle_dawg.solver.formats.adtdawg import ADT_FILES
-from boggle_dawg.solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE
+from boggle_dawg.solver.formats.common import HEADER, LEGACY_VERSION, MANIFEST_FILE
 from boggle_dawg.solver.formats.dawg import DAWG_FILE, DAWG_MAGIC
 from boggle_dawg.solver.formats.trie import TRIE_FILE, TRIE_MAGIC
-from boggle_dawg.solver.layout import AdtLayout, child_set_entries, edge_word, node_word
+from boggle_dawg.solver.layout import NARROW, AdtLayout, child_set_entries, edge_word
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 CRC_OFFSET = HEADER.fields["crc32"][1]
@@ -37,7 +37,7 @@ def header_bytes(magic: bytes, letters: str, max_length: int, words: int, nodes:
     """A trie/DAWG header; counts are stored modulo 2**32 as the u32 fields would hold them."""
     head = np.zeros((), HEADER)
     head["magic"] = magic
-    head["version"] = FORMAT_VERSION
+    head["version"] = LEGACY_VERSION
     head["charset_size"] = len(letters)
     head["max_length"] = min(max_length, 255)
     head["charset"] = letters.upper().encode("ascii")
@@ -49,12 +49,12 @@ def header_bytes(magic: bytes, letters: str, max_length: int, words: int, nodes:
 
 
 def trie_file(letters: str, first, mask, eow, max_length: int) -> bytes:
-    body = node_word(np.asarray(first), np.asarray(mask), np.asarray(eow)).astype("<u8").tobytes()
+    body = NARROW.pack(np.asarray(first), np.asarray(mask), np.asarray(eow)).astype("<u8").tobytes()
     return header_bytes(TRIE_MAGIC, letters, max_length, int(np.sum(eow)), len(first), 0, body) + body
 
 
 def dawg_file(letters: str, first, mask, eow, child, skip, counts, max_length: int) -> bytes:
-    states = node_word(np.asarray(first), np.asarray(mask), np.asarray(eow)).astype("<u8")
+    states = NARROW.pack(np.asarray(first), np.asarray(mask), np.asarray(eow)).astype("<u8")
     edges = edge_word(child, skip)
     counts = np.asarray([c % 2**32 for c in counts], "<u4")
     body = states.tobytes() + edges.astype("<u8").tobytes() + counts.tobytes()

@@ -102,6 +102,13 @@ def test_bound_holds_on_3x3_small(make_lexicon):
         _check_class(lex, plan, class_id, lambda b: ref.score(_faces(b), 3, 3))
 
 
+def _force(tokens, pts, depth, letter, base):
+    """The rows, points and base of the subclass with the cell of rank `depth` set to `letter`."""
+    out_t, out_p = np.empty_like(tokens), np.empty_like(pts)
+    rows, base, _ = K.force(tokens, pts, depth * 32 + letter, base, out_t, out_p)
+    return out_t[:rows], out_p[:rows], base
+
+
 @pytest.fixture(scope="module")
 def enable2k():
     path = shared_path("lexicons", "enable2k.txt")
@@ -134,12 +141,44 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k):
             letter = rng.choice(codes[cell])
             if depth < 4 and letter != letters.index(board[cell]) and rng.random() < 0.5:
                 letter = letters.index(board[cell])  # often follow the best board's branch
-            out_t, out_p = np.empty_like(t), np.empty_like(p)
-            rows, base, _ = K.force(t, p, depth * 32 + letter, base, out_t, out_p)
-            t, p = out_t[:rows], out_p[:rows]
+            t, p, base = _force(t, p, depth, letter, base)
             forced[cell] = letter
         full = [letters[forced[c]] for c in range(9)]
         assert int(K.tree_bound(t, p, base)) >= ref.score(_faces(full), 3, 3)
+
+
+@pytest.mark.slow
+def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k):
+    """At 4x4 the bound of a subclass with some cells forced to letters and the others left to their
+    buckets, by the merge (`force`, `tree_bound`) and by the walk's tree (`build_tree`), is at least
+    the brute-force score of 200 boards sampled in it, down a branch of the class of perslatgsineters
+    (the default 4x4 split, its first 3 cells in split order set to the board's letters) that follows
+    that board half of the time."""
+    lex = open_lexicon(built("enable2k"))
+    ref = Reference.from_file(enable2k)
+    plan = make_plan(lex, (4, 4))
+    board = "perslatgsineters"
+    letters = lex.charset.letters
+    cell_letters = plan.class_buckets(plan.class_of(board))
+    for cell in plan.order[:3]:  # the whole class has 36 M rows (proved in pieces): start 3 cells in
+        cell_letters[cell] = board[cell]
+    codes = [[letters.index(ch) for ch in b] for b in cell_letters]
+    t, p = class_entries(lex, plan, cell_letters)
+    base, forced, rng = 0, {}, random.Random(24)
+    for depth, cell in enumerate(plan.order):
+        if depth in (3, 6, 9, 12):
+            bound = int(K.tree_bound(t, p, base))
+            assert W.root_bound(W.build_tree(t, p, base)) == bound
+            best = 0
+            for _ in range(200):
+                b = [letters[forced[c]] if c in forced else rng.choice(cell_letters[c]) for c in range(16)]
+                best = max(best, ref.score(_faces(b), 4, 4))
+            assert bound >= best > 0, (forced, bound, best)
+        letter = letters.index(board[cell]) if rng.random() < 0.5 else rng.choice(codes[cell])
+        t, p, base = _force(t, p, depth, letter, base)
+        forced[cell] = letter
+    full = [letters[forced[c]] for c in range(16)]
+    assert int(K.tree_bound(t, p, base)) >= ref.score(_faces(full), 4, 4)
 
 
 @pytest.mark.parametrize("size,spec,seed", [((2, 2), "aeq,rstu", 21), ((2, 3), "ae,qrstu", 22),

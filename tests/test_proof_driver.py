@@ -194,7 +194,7 @@ def test_ctrl_c_says_what_was_recorded(proof, tmp_path, monkeypatch, capsys, wit
 
 
 def test_a_4x4_proof_proves_its_first_class_within_seconds_in_little_memory(make_lexicon, tmp_path):
-    """The default 4x4 split (136 million classes, 17 million canonical) is never listed up front:
+    """The default 4x4 split (8.5 million classes, 1 million canonical) is never listed up front:
     the first class is recorded within seconds of the start, with the driver's memory small; Ctrl-C
     then keeps it (status 130)."""
     import signal
@@ -220,5 +220,83 @@ def test_a_4x4_proof_proves_its_first_class_within_seconds_in_little_memory(make
     finally:
         proc.kill()
     assert proc.returncode == 130, err
-    assert "of 17,045,505 classes recorded in" in err and err.count("\n") == 1
+    assert "of 1,068,363 classes recorded in" in err and err.count("\n") == 1
     assert first < 30 and peak < 500 << 20, (first, peak)
+
+
+def test_projection_arithmetic_on_known_samples():
+    """The projection (mean x classes), its tail and shares, and the BCa interval on samples whose
+    answers are known: equal times give a point, one heavy class an interval reaching above the
+    projection by more than below, the same records and seed the same interval."""
+    from boggle_dawg.solver.proof.sample import TAIL, project
+
+    even = project({c: 2.0 for c in range(10)}, 1000, seed=1)
+    assert even.total == even.low == even.high == 2000.0 and even.mean == even.median == 2.0
+    assert even.top_count == 1 and even.top_share == pytest.approx(0.1) and even.tail_share == pytest.approx(0.5)
+    heavy = {c: 1.0 for c in range(99)} | {99: 101.0}  # 200 CPU-s in all: one class half of it
+    p = project(heavy, 10_000, seed=3)
+    assert p.total == pytest.approx(20_000) and p.mean == pytest.approx(2.0) and p.median == 1.0
+    assert p.tail[0] == (99, 101.0) and [c for c, _ in p.tail] == [99, 0, 1, 2, 3][:TAIL]
+    assert p.top_count == 1 and p.top_share == pytest.approx(101 / 200)
+    assert p.tail_share == pytest.approx(105 / 200)
+    assert p.low < p.total < p.high and p.high - p.total > p.total - p.low
+    assert p.low >= 10_000  # no resample's mean is below the 99 light classes' 1.0
+    assert project(heavy, 10_000, seed=3) == p and project(heavy, 10_000, seed=4) != p
+    one = project({5: 3.0}, 7)
+    assert one.total == 21.0 and one.low is None and one.to_dict()["interval"] is None
+    with pytest.raises(ParameterError, match="sample"):
+        project({}, 10)
+
+
+def _sample_cli(lexicon, size: str, min_score: int, *args: str):
+    return run_cli("boggle_dawg.dawg_solve", "prove", str(lexicon), "--size", size, "--min-score", str(min_score),
+                   "--classes", "ae,qrstu", "--workers", "1", *args)
+
+
+def test_sample_projects_the_whole_proof(make_lexicon):
+    """`prove --sample N --seed S` proves the first N classes of the seed's order and projects from
+    their records; the table is short, --json has the projection and every record."""
+    from boggle_dawg.solver.proof import make_plan
+
+    path = make_lexicon(_words(43, 300), SMALL.upper())
+    lex = open_lexicon(path)
+    plan = make_plan(lex, (3, 3), "ae,qrstu")
+    proc = _sample_cli(path, "3x3", 40, "--sample", "4", "--seed", "5", "--json", "-q")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    first = list(itertools.islice(plan.canonical_order(5), 4))
+    assert [r["class_id"] for r in data["records"]] == sorted(first) and data["classes"] == 4
+    cpu = [r["cpu_seconds"] for r in data["records"]]
+    projection = data["projection"]
+    assert projection["classes"] == plan.canonical_count() and projection["sampled"] == 4
+    assert projection["projected_cpu_seconds"] == round(sum(cpu) / 4 * plan.canonical_count())
+    assert projection["interval"]["low"] <= projection["projected_cpu_seconds"] <= projection["interval"]["high"]
+    assert projection["tail"][0]["cpu_seconds"] == round(max(cpu), 3)
+    assert all(r["peak_bytes"] > 0 and r["max_rss"] > 0 for r in data["records"])
+    assert data["memory"]["peak_bytes"] == max(r["peak_bytes"] for r in data["records"])
+    proc = _sample_cli(path, "3x3", 40, "--sample", "4", "--seed", "5", "-q")
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith(f"Sample of 4 of {plan.canonical_count()} canonical 3x3 classes (seed 5)")
+    assert "Projected CPU time of the whole proof" in lines[1] and "BCa bootstrap" in lines[1]
+    assert len(lines) == 4 + 4 + 1 and lines[-1].endswith("A sample proves nothing about the classes it leaves out.")
+    assert_clean_error(_sample_cli(path, "3x3", 40, "--sample", "0"), "--sample: must be 1 or more")
+
+
+def test_a_sample_resumes_from_its_checkpoint_and_a_larger_one_refines_it(make_lexicon, tmp_path):
+    """A sample's checkpoint keeps its classes' records; a larger --sample with --resume proves only
+    the classes past them (the first N of the order are the first of any larger sample)."""
+    path, ckpt = make_lexicon(_words(44, 300), SMALL.upper()), tmp_path / "sample.ckpt"
+    small = json.loads(_sample_cli(path, "3x3", 40, "--sample", "3", "--seed", "2", "--json", "-q",
+                                   "--checkpoint", str(ckpt)).stdout)
+    proc = _sample_cli(path, "3x3", 40, "--sample", "6", "--seed", "2", "--json", "--checkpoint", str(ckpt),
+                       "--resume")
+    assert proc.returncode == 0, proc.stderr
+    assert "3 classes resumed from" in proc.stderr
+    large = json.loads(proc.stdout)
+    kept = {r["class_id"]: r for r in large["records"]}
+    assert len(kept) == 6 and all(kept[r["class_id"]] == r for r in small["records"])  # not proved again
+    again = json.loads(_sample_cli(path, "3x3", 40, "--sample", "3", "--seed", "2", "--json", "-q",
+                                   "--checkpoint", str(ckpt), "--resume").stdout)
+    assert again["records"] == small["records"]  # the checkpoint's other classes are not this sample's
+    assert_clean_error(_sample_cli(path, "3x3", 40, "--sample", "6", "--seed", "3", "--checkpoint", str(ckpt),
+                                   "--resume"), "seed")

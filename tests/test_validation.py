@@ -28,10 +28,10 @@ from boggle_dawg.solver.charset import JPA14, Charset
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats.adtdawg import ADT_FILES, TRACKING_DTYPE
 from boggle_dawg.solver.formats.base import MAX_WORD_IDS, Snapshot
-from boggle_dawg.solver.formats.common import FORMAT_VERSION, HEADER, MANIFEST_FILE
+from boggle_dawg.solver.formats.common import HEADER, LEGACY_VERSION, MANIFEST_FILE
 from boggle_dawg.solver.formats.dawg import DAWG_FILE, DAWG_MAGIC
 from boggle_dawg.solver.formats.trie import TRIE_FILE, TRIE_MAGIC
-from boggle_dawg.solver.layout import AdtLayout, node_word
+from boggle_dawg.solver.layout import NARROW, AdtLayout
 from boggle_dawg.solver.lexicon import open_all, open_lexicon
 
 from support import REPO, assert_clean_error, run_cli
@@ -47,7 +47,7 @@ ALL = Charset("abcdefghijklmnopqrstuvwxyz")
 def header_and_body(magic: bytes, charset: Charset, words: int, nodes: int, edges: int, body: bytes,
                     max_length: int = 15) -> bytes:
     head = np.zeros((), HEADER)
-    head["magic"], head["version"] = magic, FORMAT_VERSION
+    head["magic"], head["version"] = magic, LEGACY_VERSION
     head["charset_size"], head["max_length"] = len(charset), max_length
     head["charset"] = charset.letters.upper().encode()
     head["words"], head["nodes"], head["edges"] = words, nodes, edges
@@ -57,7 +57,7 @@ def header_and_body(magic: bytes, charset: Charset, words: int, nodes: int, edge
 
 def write_trie(directory: Path, first, mask, eow) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
-    body = node_word(np.array(first), np.array(mask), np.array(eow)).astype("<u8").tobytes()
+    body = NARROW.pack(np.array(first), np.array(mask), np.array(eow)).astype("<u8").tobytes()
     (directory / TRIE_FILE).write_bytes(header_and_body(TRIE_MAGIC, ALL, int(np.sum(eow)), len(first), 0, body))
     return directory
 
@@ -75,7 +75,7 @@ def write_dawg(directory: Path, states: list[tuple[int, list[int]]], eow: list[i
         for c in children:
             edges.append(c | (skip << 32))
             skip += count[c]
-    body = (node_word(np.array(first), np.array([m for m, _ in states]), np.array(eow)).astype("<u8").tobytes()
+    body = (NARROW.pack(np.array(first), np.array([m for m, _ in states]), np.array(eow)).astype("<u8").tobytes()
             + np.array(edges, "<u8").tobytes() + np.array(count, "<u4").tobytes())
     (directory / DAWG_FILE).write_bytes(header_and_body(DAWG_MAGIC, ALL, count[0], len(states), len(edges), body,
                                                         max_length))

@@ -116,14 +116,14 @@ def score_in_threads(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, in
     if len(codes) == 0:
         return np.zeros(0, np.int64)
     bits = neighbour_bits_array(shape)
-    q_code = charset.qu_code
-    card = card_table(shape.cells)
+    code_len = charset.code_lengths
+    card = card_table(shape.cells, charset.cell_letters)
     scores = np.zeros(len(codes), np.int64)
     batch = jit.batch_driver(walk.board_kernel)
 
     def run(lo: int, hi: int) -> int:
         first_stamp = _scratch.take(walk.id_count, hi - lo)
-        batch(walk.inputs, codes[lo:hi], q_code, bits, card, _scratch.stack, _scratch.stamps,
+        batch(walk.inputs, codes[lo:hi], code_len, bits, card, _scratch.stack, _scratch.stamps,
               first_stamp, scores[lo:hi])
         return hi - lo
 

@@ -76,13 +76,13 @@ def availability() -> tuple[bool, str]:
     return True, f"{name} ({device.MULTIPROCESSOR_COUNT} SMs)"
 
 
-def block_size(depth: int) -> int:
+def block_size(depth: int, wide: bool = False) -> int:
     """Threads per block: the largest power of two up to MAX_BLOCK whose stacks fit the block's
     shared memory."""
-    from .cuda_kernels import FRAME_WORDS
+    from .cuda_kernels import frame_words
 
     block = MAX_BLOCK
-    while block > 32 and block * FRAME_WORDS * depth * 4 > SHARED_BYTES:
+    while block > 32 and block * frame_words(wide) * depth * 4 > SHARED_BYTES:
         block //= 2
     return block
 
@@ -114,23 +114,23 @@ class CudaScorer(Scorer):
     def __init__(self, lexicon: Lexicon, jobs: int = 0) -> None:
         super().__init__(lexicon)
         trie, reason = usable_trie(lexicon)
-        nodes = trie.nodes
-        if len(nodes) >= MAX_NODES:
-            raise DawgError(f"{lexicon.path}: {len(nodes):,} trie nodes; the CUDA backend takes fewer than "
+        if trie.count >= MAX_NODES:
+            raise DawgError(f"{lexicon.path}: {trie.count:,} trie nodes; the CUDA backend takes fewer than "
                             f"{MAX_NODES:,}")
         from numba import cuda
 
         from . import cuda_kernels
 
         self.device = reason
-        words = np.ascontiguousarray(nodes).view(np.int64)
-        ends = words < 0
+        words = np.ascontiguousarray(trie.nodes).view(np.int64)
+        ends = words[::trie.layout.words] < 0
+        wide = trie.layout.words > 1
         self.depth = max(1, min(trie.height, MAX_DEPTH))
-        self.block = SIMULATOR_GRID[1] if simulated() else block_size(self.depth)
+        self.block = SIMULATOR_GRID[1] if simulated() else block_size(self.depth, wide)
         self.bitmap_words = max(1, -(-int(ends.sum()) // 32))
         self.max_blocks = self._blocks()
         threads = self.max_blocks * self.block
-        self._kernels = {changes: cuda_kernels.scoring_kernel(self.depth, self.block, changes)
+        self._kernels = {changes: cuda_kernels.scoring_kernel(self.depth, self.block, changes, wide)
                          for changes in (False, True)}
         self._nodes = cuda.to_device(words)
         self._word_index = cuda.to_device((np.cumsum(ends) - 1).astype(np.int32))
@@ -139,7 +139,7 @@ class CudaScorer(Scorer):
         cuda_kernels.zero_fill[self.max_blocks, self.block](self._bitmap)
         self._shapes: dict[Shape, tuple[DeviceNDArray, ...]] = {}
         self._no_letters = cuda.to_device(np.zeros(1, np.int64))  # unused when no letters are asked for
-        self._q_code = lexicon.charset.qu_code
+        self._code_len = cuda.to_device(lexicon.charset.code_lengths)
 
     def _blocks(self) -> int:
         """Blocks of the persistent grid: THREADS_PER_SM threads on every multiprocessor, fewer
@@ -164,7 +164,8 @@ class CudaScorer(Scorer):
 
             table, count = neighbour_table(shape)
             self._shapes[shape] = (cuda.to_device(table), cuda.to_device(count),
-                                   cuda.to_device(card_table(shape.cells).astype(np.int32)))
+                                   cuda.to_device(card_table(shape.cells, self.lexicon.charset.cell_letters)
+                                                  .astype(np.int32)))
         return self._shapes[shape]
 
     def score_codes(self, codes: np.ndarray, shape: Shape,
@@ -240,11 +241,11 @@ class CudaScorer(Scorer):
         scores = cuda.device_array(1 if changes else len(codes), np.int32)
         best = cuda.to_device(np.full(len(codes) if changes else 1, -1, np.int64))
         self._kernels[changes][blocks, self.block](
-            self._nodes, self._word_index, codes, self._q_code, table, count, card,
+            self._nodes, self._word_index, codes, self._code_len, table, count, card,
             self._bitmap[:self.bitmap_words * threads], self._touched[:TOUCHED_PER_THREAD * threads],
             cuda.to_device(np.zeros(1, np.int32)), scores, alphabet, letters, best)
         return best if changes else scores
 
     def close(self) -> None:
-        self._nodes = self._word_index = self._bitmap = self._touched = self._no_letters = None
+        self._nodes = self._word_index = self._bitmap = self._touched = self._no_letters = self._code_len = None
         self._shapes.clear()

@@ -12,10 +12,11 @@ The design is the one ../shared/docs/gpu.md measured best (a prototype on an H10
   boundaries;
 - a depth-first walk with an explicit stack: the current position in
   registers, each ancestor as three 32-bit words in shared memory laid out
-  [slot][thread] (no bank conflicts): first child, letter mask, and
-  neighbour slots still to try | cell << 8 | length << 14. The slots still to
-  try index the cell's row of the neighbour table (8 at most), so a frame
-  holds 8 bits where a bit set of cells would need 64 on an 8x8 board;
+  [slot][thread] (no bank conflicts): first child, letter mask (its low 31
+  bits; a wide trie's frame has a fourth word, the rest), and neighbour slots
+  still to try | cell << 8 | length << 14. The slots still to try index the
+  cell's row of the neighbour table (8 at most), so a frame holds 8 bits where
+  a bit set of cells would need 64 on an 8x8 board;
 - each word counted once per board: a bit per word (words numbered densely
   over the trie's end-of-word nodes) in a per-thread bitmap laid out
   [word32][thread], plus a per-thread list of the bitmap words touched; after
@@ -30,9 +31,12 @@ kept, by an atomic max, so only the boards go to the device and one number per
 board comes back.
 
 Cell codes are as everywhere (solver/kernels.py): the letter index, NO_LETTER
-for a blank, first + 64 * (second + 1) for a two-letter face. They travel as
-int16 and are widened before any shift: the simulator computes in the arrays'
-own dtypes (1 << an int16 of 20 is 0 there), compiled code in 64 bits.
+for a blank, first + 64 * (second + 1) for a two-letter face; a code spells
+code_len[first] letters (a tile its face's), plus code_len[second]. They travel
+as int16 and are widened before any shift: the simulator computes in the arrays'
+own dtypes (1 << an int16 of 20 is 0 there), compiled code in 64 bits. Node
+words are read in either trie layout (solver/layout.py): `wide` is a
+compile-time switch of the kernel.
 """
 
 from __future__ import annotations
@@ -44,10 +48,11 @@ from numba import cuda, int32, int64, uint32
 from ..kernels import NO_LETTER
 from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT
 
-FRAME_WORDS = 3  # shared-memory words per stack frame
+FRAME_WORDS = 3  # shared-memory words per stack frame (a wide trie's have one more: the mask's high bits)
+MASK_LOW_BITS = 31  # of the letter mask, in a frame's second word
 TODO_BITS = 8  # neighbour slots still to try: bits 0-7 of a frame's third word
 CELL_BITS = 6  # then the cell (0..63); the length in letters starts at bit 14
-VARIANT_BITS = 12  # single-letter changes of a board: 64 cells x 26 letters < 4096
+VARIANT_BITS = 12  # single-letter changes of a board: 64 cells x 62 letters < 4096
 VARIANT_MASK = (1 << VARIANT_BITS) - 1
 
 
@@ -58,21 +63,34 @@ def lowest_bit(x):
 
 
 @cuda.jit(device=True, inline=True)
-def follow(nodes, first, mask, code):
+def letters_of(nodes, node, word, wide):
+    """The letter mask of a node whose first word is `word`: in it (narrow layout) or in the word
+    after it (wide)."""
+    return nodes[(node << 1) + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+
+
+@cuda.jit(device=True, inline=True)
+def follow(nodes, wide, first, mask, code):
     """The node a cell with `code` leads to from a node whose children start at `first` with
     letters `mask` (both letters of a two-letter face), or -1."""
     letter = code & NO_LETTER
     if not (mask >> letter) & 1:
         return -1
-    node = first + cuda.popc(mask & ((1 << letter) - 1))
+    node = first + cuda.popc(mask & ((int64(1) << letter) - 1))
     if code > NO_LETTER:
         second = (code >> 6) - 1
-        word = nodes[node]
-        inner = (word >> LETTERS_SHIFT) & LETTER_MASK
+        word = nodes[node << wide]
+        inner = letters_of(nodes, node, word, wide)
         if not (inner >> second) & 1:
             return -1
-        node = (word & INDEX_MASK) + cuda.popc(inner & ((1 << second) - 1))
+        node = (word & INDEX_MASK) + cuda.popc(inner & ((int64(1) << second) - 1))
     return node
+
+
+@cuda.jit(device=True, inline=True)
+def spelled(code_len, code):
+    """Letters a cell code spells: its first letter's (a tile's face), then a second letter's."""
+    return code_len[code & NO_LETTER] + (code_len[(code >> 6) - 1] if code > NO_LETTER else 0)
 
 
 @cuda.jit(device=True, inline=True)
@@ -103,16 +121,23 @@ def clear_marks(bitmap, touched, touched_cap, bitmap_words, tid, threads, marked
             bitmap[w * threads + tid] = 0
 
 
+def frame_words(wide: bool) -> int:
+    """Shared-memory words of a stack frame: a wide trie's mask takes two."""
+    return FRAME_WORDS + wide
+
+
 @cache
-def scoring_kernel(depth: int, block: int, changes: bool = False):
+def scoring_kernel(depth: int, block: int, changes: bool = False, wide: bool = False):
     """The batch kernel for stacks of `depth` frames and blocks of `block` threads (both fixed at
     compile time: they size the shared-memory stack); with `changes`, the kernel that scores the
     single-letter changes of each board (a compile-time switch, so the plain kernel carries none
-    of that code and its registers)."""
-    slots = FRAME_WORDS * depth
+    of that code and its registers); `wide` for a wide trie's 62-bit letter masks (a frame word
+    more)."""
+    frame = frame_words(wide)
+    slots = frame * depth
 
     @cuda.jit
-    def score_boards(nodes, word_index, codes, q_code, neighbour_table, neighbour_count, card,
+    def score_boards(nodes, word_index, codes, code_len, neighbour_table, neighbour_count, card,
                      bitmap, touched, counter, scores, alphabet, letters, best):
         """Without `changes`: scores[b] = points of board codes[b], for every b. With them, for
         every board b: best[b] = the best of its single-letter changes (cell c to letter
@@ -128,9 +153,8 @@ def scoring_kernel(depth: int, block: int, changes: bool = False):
         items = boards * variants
         touched_cap = touched.shape[0] // threads
         bitmap_words = bitmap.shape[0] // threads
-        root = nodes[0]
-        root_first = root & INDEX_MASK
-        root_mask = (root >> LETTERS_SHIFT) & LETTER_MASK
+        root_first = nodes[0] & INDEX_MASK
+        root_mask = letters_of(nodes, 0, nodes[0], wide)
         while True:
             item = cuda.atomic.add(counter, 0, 1)
             if item >= items:
@@ -148,16 +172,16 @@ def scoring_kernel(depth: int, block: int, changes: bool = False):
             marked = 0
             for start in range(cells):
                 code = letter if changes and start == changed else int64(codes[board, start])
-                node = follow(nodes, root_first, root_mask, code)
+                node = follow(nodes, wide, root_first, root_mask, code)
                 if node < 0:
                     continue
-                word = nodes[node]
-                length = 2 if code > NO_LETTER or code == q_code else 1
+                word = nodes[node << wide]
+                length = spelled(code_len, code)
                 if word < 0:
                     new, marked = first_find(bitmap, touched, touched_cap, word_index[node], tid, threads, marked)
                     if new:
                         score += card[length]
-                mask = (word >> LETTERS_SHIFT) & LETTER_MASK
+                mask = letters_of(nodes, node, word, wide)
                 if mask == 0:
                     continue
                 first = word & INDEX_MASK
@@ -173,22 +197,24 @@ def scoring_kernel(depth: int, block: int, changes: bool = False):
                         if (used >> nb) & 1:
                             continue
                         code = letter if changes and nb == changed else int64(codes[board, nb])
-                        node = follow(nodes, first, mask, code)
+                        node = follow(nodes, wide, first, mask, code)
                         if node < 0:
                             continue
-                        word = nodes[node]
-                        child_length = length + (2 if code > NO_LETTER or code == q_code else 1)
+                        word = nodes[node << wide]
+                        child_length = length + spelled(code_len, code)
                         if word < 0:
                             new, marked = first_find(bitmap, touched, touched_cap, word_index[node], tid, threads,
                                                      marked)
                             if new:
                                 score += card[child_length]
-                        child_mask = (word >> LETTERS_SHIFT) & LETTER_MASK
+                        child_mask = letters_of(nodes, node, word, wide)
                         if child_mask:
-                            top = FRAME_WORDS * sp
+                            top = frame * sp
                             stack[top, tx] = first
-                            stack[top + 1, tx] = mask
+                            stack[top + 1, tx] = mask & ((1 << MASK_LOW_BITS) - 1)
                             stack[top + 2, tx] = todo | (cell << TODO_BITS) | (length << (TODO_BITS + CELL_BITS))
+                            if wide:
+                                stack[top + 3, tx] = mask >> MASK_LOW_BITS
                             sp += 1
                             cell = nb
                             used |= int64(1) << nb
@@ -199,9 +225,11 @@ def scoring_kernel(depth: int, block: int, changes: bool = False):
                     elif sp:
                         used ^= int64(1) << cell
                         sp -= 1
-                        top = FRAME_WORDS * sp
+                        top = frame * sp
                         first = stack[top, tx]
-                        mask = stack[top + 1, tx]
+                        mask = int64(stack[top + 1, tx])
+                        if wide:
+                            mask |= int64(stack[top + 3, tx]) << MASK_LOW_BITS
                         packed = stack[top + 2, tx]
                         todo = packed & ((1 << TODO_BITS) - 1)
                         cell = (packed >> TODO_BITS) & ((1 << CELL_BITS) - 1)

@@ -7,8 +7,11 @@ answer (`solver.proof.combine` of all records) does not depend on which worker p
 which class, in what order, or how often the run was resumed. The class order is the
 one `solver.proof.prove` uses (`ProofPlan.canonical_order`: the canonical ids in an
 order shuffled by the seed, listed lazily, so a proof of any size starts at once), so
-the ETA is honest; `limit` keeps only the first classes of that order (a fixed share of a proof,
-for benchmarks and tests: it proves nothing about the whole shape).
+the ETA is honest; `limit` keeps only the first classes of that order: a uniform random sample
+of the classes (`dawg-solve prove --sample`, solver.proof.sample projects the whole proof's
+cost from it), which proves nothing about the whole shape. A sample's checkpoint records the
+seed and the order but not how many: the first N classes of the order are the first of any
+larger sample, so a larger --sample resumes a smaller one's checkpoint and refines it.
 """
 
 from __future__ import annotations
@@ -72,8 +75,7 @@ class ProvePlan:
         """What a checkpoint of this proof must match: lexicon, shape, split and target (and, for a
         share of the classes, which share)."""
         return job_header("prove", self.ref, shape=str(self.shape), split=self.plan.spec(), min_score=self.min_score,
-                          share=None if self.limit is None else {"seed": self.seed, "classes": self.limit,
-                                                                     "order": ORDER},
+                          share=None if self.limit is None else {"seed": self.seed, "order": ORDER},
                           plan=self.plan.fingerprint())
 
     def check_record(self, task, record: dict) -> None:
@@ -93,15 +95,28 @@ class ProvePlan:
         return Job(self.header(), ((class_id, ProveTask(self.ref, self.plan, class_id, self.min_score))
                                    for class_id in self.ids()), self.total, run_prove_task)
 
+    def records(self, outcome: Outcome) -> list:
+        """The `ClassRecord`s of this run's classes, in class id order (a sample's checkpoint may
+        hold more classes than this sample's)."""
+        from ..proof import ClassRecord
+
+        wanted = sorted(outcome.records) if self.limit is None else sorted(set(self.ids()) & set(outcome.records))
+        return [ClassRecord.from_dict(outcome.records[class_id]) for class_id in wanted]
+
+    def complete(self, outcome: Outcome) -> bool:
+        """Whether every class of this run is recorded (a sample's checkpoint may hold more)."""
+        done = len(outcome.records) if self.limit is None else sum(c in outcome.records for c in self.ids())
+        return done == self.total
+
     def merge(self, outcome: Outcome, seconds: float):
         """The proof's result from the records of all its classes (CPU-seconds: the classes' own),
         every board they report checked and scored again here first (`solver.proof.run.check_records`)."""
-        from ..proof import ClassRecord, combine
+        from ..proof import combine
         from ..proof.run import check_records
 
-        chosen = [ClassRecord.from_dict(outcome.records[class_id]) for class_id in sorted(outcome.records)]
+        chosen = self.records(outcome)
         check_records(self.lexicon, self.plan, self.min_score, chosen)
-        return combine(self.plan, self.min_score, chosen, seconds, sum(r.seconds for r in chosen))
+        return combine(self.plan, self.min_score, chosen, seconds, sum(r.cpu_seconds for r in chosen))
 
     def verify_sample(self, records: dict, count: int) -> list[int]:
         """Prove `count` of the recorded classes again in this process (a sample drawn by the seed)

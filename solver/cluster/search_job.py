@@ -98,7 +98,7 @@ class SearchRecord:
 
         def board(value, name):
             try:
-                board_to_codes(parse_board(value, shape), charset)
+                board_to_codes(parse_board(value, shape, charset), charset)
             except (DawgError, ValueError, TypeError, AttributeError):
                 raise BadField(name, f"a {shape} board of the lexicon's letters", value) from None
 
@@ -175,7 +175,8 @@ class SearchPlan:
         for record in records:
             for board, score in record.top:
                 best[board] = score
-        key = {board: board_to_codes(parse_board(board, self.shape), self.lexicon.charset).astype(np.uint8).tobytes()
+        charset = self.lexicon.charset
+        key = {board: board_to_codes(parse_board(board, self.shape, charset), charset).astype(np.uint8).tobytes()
                for board in best}
         ranked = sorted(best.items(), key=lambda item: (-item[1], key[item[0]]))[:self.top]
         reasons = {record.stopped for record in records}

@@ -21,7 +21,7 @@ from ..charset import JPA14, Charset
 from ..engine import Walk
 from ..errors import DawgError
 from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
-from ..layout import AdtLayout, child_set_fields, child_set_positions
+from ..layout import WIDE_LETTERS, AdtLayout, child_set_fields, child_set_positions
 from ..schema import FILE_ENTRY, fields, integer, list_of
 from .base import Field, Format, Lexicon, ManifestEntry, Snapshot, WordSteps, check, index_count, spans, verify_sha256
 from .common import HEADER
@@ -353,8 +353,9 @@ FORMAT = Format(
     section=fields(
         files=list_of(fields(**FILE_ENTRY), length=len(ADT_FILES)), bytes=integer(), nodes=index_count,
         child_sets=index_count, wide_nodes=index_count,
-        layout=fields(letters=integer(1, 26), first_child_bits=integer(15, 32), child_set_bits=integer(11, 31),
-                      node_bytes=integer(4, 8), child_set_words=integer(1, 2)),
+        layout=fields(letters=integer(1, WIDE_LETTERS), first_child_bits=integer(15, 32),
+                      child_set_bits=integer(11, 31), node_bytes=integer(4, 8),
+                      child_set_words=integer(1, AdtLayout(WIDE_LETTERS).child_set_words)),
     ),
     section_files=lambda section: section["files"],
     agree=agree,

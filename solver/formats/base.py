@@ -16,6 +16,7 @@ import hashlib
 import mmap
 import os
 import stat
+import unicodedata
 import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -27,23 +28,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..board import Board, Shape, encode_texts, parse_board
-from ..charset import Charset, fold, unfold
+from ..charset import Charset, lower, upper
 from ..engine import Found, Walk, python_inputs, solve_one
 from ..errors import DawgError, ParameterError, reading
-from ..layout import split_node_words
+from ..layout import EOW_SHIFT, INDEX_MASK, NARROW, NodeLayout, node_layout
 from ..schema import Check, integer
-from .common import FORMAT_VERSION, HEADER, MAX_INDEX
+from .common import FORMAT_VERSIONS, HEADER, LEGACY_VERSION, MAX_INDEX, read_alphabet
 
 if TYPE_CHECKING:
     from ..backends import Scorer
+    from ..language import Language
 
 PROGRESS_STEP = 1 << 14  # words listed between progress calls
 MAX_WORD_IDS = 1 << 28  # word numbers a walk may produce: each scoring thread keeps a 4-byte stamp per number
-
-
-def display(word: str) -> str:
-    """A folded word ('q' = Qu die) as it is spelled."""
-    return unfold(word)
 
 
 def check(ok, path: Path, message: str) -> None:
@@ -161,8 +158,18 @@ class Lexicon:
     word_count: int
     max_length: int
     _mapped: tuple = field(default=(), repr=False, compare=False)  # _MappedFile of each mapped file
+    language_section: dict | None = field(default=None, repr=False, compare=False)  # the manifest's; None: English
 
     format = ""
+
+    @cached_property
+    def language(self) -> Language:
+        """The language the lexicon was built for (its manifest's; English without one)."""
+        from ..language import ENGLISH, Language
+
+        if self.language_section is None:
+            return ENGLISH
+        return Language.from_manifest(self.language_section, str(self.path))
 
     def check_unchanged(self) -> None:
         """Raise DawgError if a memory-mapped file of this lexicon changed on disk since it was
@@ -189,8 +196,29 @@ class Lexicon:
         """The kernel inputs as the CPython engine reads them."""
         return python_inputs(self.walk.inputs)
 
+    @cached_property
+    def _board_folds(self) -> dict[int, str]:
+        """The letters a board may show that the language folds to one of the charset's letters
+        ('Ú' to 'u' in Spanish), in either case; none for English (no manifest section)."""
+        if self.language_section is None:
+            return {}
+        table = {}
+        for source, target in self.language.folds:
+            if len(target) == 1 and target in self.charset and source not in self.charset:
+                table[ord(source)] = table[ord(upper(source))] = target
+        return table
+
+    def board(self, text: str, shape: Shape | tuple[int, int] | None = None) -> Board:
+        """A board in notation as this lexicon reads it: with its charset's tiles, and with a letter
+        that its language folds to one letter read as that letter (ÑANDÚ in Spanish)."""
+        return parse_board(self._board_text(text), shape, self.charset)
+
+    def _board_text(self, text: str) -> str:
+        folds = self._board_folds
+        return unicodedata.normalize("NFC", text).translate(folds) if folds else text
+
     def _board(self, board: Board | str, shape: Shape | tuple[int, int] | None) -> Board:
-        return board if isinstance(board, Board) else parse_board(board, shape)
+        return board if isinstance(board, Board) else self.board(board, shape)
 
     def score(self, board: Board | str, skip_foreign: bool = False, shape: Shape | tuple[int, int] | None = None) -> int:
         """Points of one board (plain Python: no compile step, a few milliseconds); `shape` sets
@@ -221,7 +249,7 @@ class Lexicon:
         if scorer is None:
             with self.scorer(jobs) as own:
                 return self.score_many(boards, skip_foreign=skip_foreign, shape=shape, progress=progress, scorer=own)
-        texts = [b.notation if isinstance(b, Board) else b for b in boards]
+        texts = [b.notation if isinstance(b, Board) else self._board_text(b) for b in boards]
         scores = np.zeros(len(texts), np.int64)
         for size, (indices, codes) in encode_texts(texts, self.charset, shape, skip_foreign).items():
             scores[indices] = scorer.score_codes(codes, size, progress)
@@ -245,7 +273,7 @@ class Lexicon:
 
     def word_list(self) -> list[str]:
         """All words, alphabetically, as spelled (Qu expanded)."""
-        return [display(w) for w, _ in self.iter_numbered_words()]
+        return [self.charset.unfold(w) for w, _ in self.iter_numbered_words()]
 
     def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
         """Every (folded word, word number) pair of `iter_numbered_words`, as a list."""
@@ -259,7 +287,7 @@ class Lexicon:
         that start with it, walked from the prefix's node."""
         if not isinstance(prefix, str):
             raise ParameterError("prefix", f"must be a string, got {prefix!r}")
-        folded = self._folded(prefix + "u" if prefix[-1:].lower() == "q" else prefix)  # a prefix's last Q is Qu's
+        folded = self._folded(self._completed(prefix))
         if folded is None:
             return iter(())
         steps = self.word_steps(whole=not folded)
@@ -275,13 +303,25 @@ class Lexicon:
     # --- queries, in the conventions of the `dawg` and `marisa-trie` libraries ---------------
 
     def _folded(self, word: str) -> str | None:
-        """A word as users write it ("Queen") in this lexicon's symbols ("qeen"), or None when no
-        word can be spelled so (a letter outside the charset, a Q without its U)."""
+        """A word as users write it ("Queen", German "Straße") in this lexicon's symbols ("qeen",
+        "strasse": the language's folds, as the build applied them), or None when no word can be
+        spelled so (a letter outside the charset, a Q without its U)."""
         if not isinstance(word, str):
             return None
-        spelled = word.lower()
-        folded = fold(spelled)
-        return folded if unfold(folded) == spelled and not self.charset.outside(folded) else None
+        if self.language_section is None:
+            spelled = "".join(map(lower, unicodedata.normalize("NFC", word)))
+        else:
+            spelled = self.language.game_form(word)
+        folded = self.charset.fold(spelled)
+        return folded if self.charset.unfold(folded) == spelled and not self.charset.outside(folded) else None
+
+    def _completed(self, prefix: str) -> str:
+        """A prefix whose last letter is a tile's symbol, completed to the tile's face (a last Q is
+        Qu's), so that it folds to that symbol."""
+        if not isinstance(prefix, str) or not prefix:
+            return prefix
+        face = self.charset.face_of(lower(prefix[-1]))
+        return prefix + face[1:] if len(face) > 1 and face[0] == lower(prefix[-1]) else prefix
 
     def _entries(self, steps: WordSteps, folded: str) -> list[tuple[object, str]]:
         """The walk entries (state, folded letters) below which lie exactly the words starting with
@@ -316,7 +356,7 @@ class Lexicon:
     def keys(self, prefix: str = "") -> Iterator[str]:
         """The words that start with `prefix` (all words by default), alphabetically, as spelled,
         one at a time (like `dawg`'s `iterkeys` and `pygtrie`'s `keys`)."""
-        return (display(w) for w, _ in self.iter_numbered_words(prefix=prefix))
+        return (self.charset.unfold(w) for w, _ in self.iter_numbered_words(prefix=prefix))
 
     def prefixes(self, word: str) -> list[str]:
         """The words that are prefixes of `word` (itself included), shortest first."""
@@ -331,7 +371,7 @@ class Lexicon:
                 break
             state, text = entry
             if steps.number(state) is not None:
-                found.append(display(text))
+                found.append(self.charset.unfold(text))
             entries = [(child, text + self.charset.letters[letter]) for letter, child in steps.children(state)]
         return found
 
@@ -357,11 +397,11 @@ class Lexicon:
         while True:
             state, text = [e for e in entries if steps.rank(e[0]) <= rank][-1]
             if steps.rank(state) == rank and steps.number(state) is not None:
-                return display(text)
+                return self.charset.unfold(text)
             entries = [(child, text + self.charset.letters[letter]) for letter, child in steps.children(state)]
 
     def info(self) -> dict:
-        return {"format": self.format, "path": str(self.path), "charset": self.charset.letters.upper(),
+        return {"format": self.format, "path": str(self.path), "charset": "".join(map(upper, self.charset.letters)),
                 "words": self.word_count, "max_length": self.max_length}
 
 
@@ -382,26 +422,41 @@ class WordSteps:
 
 class Field:
     """One bit field of an array's words, read word by word as a Python int (a lazy column for
-    `Lexicon.word_steps(whole=False)`)."""
+    `Lexicon.word_steps(whole=False)`); item i is in word i * stride + offset."""
 
-    def __init__(self, words: np.ndarray, shift: int = 0, mask: int = -1) -> None:
-        self.words, self.shift, self.mask = words, shift, mask
+    def __init__(self, words: np.ndarray, shift: int = 0, mask: int = -1, stride: int = 1, offset: int = 0) -> None:
+        self.words, self.shift, self.mask, self.stride, self.offset = words, shift, mask, stride, offset
 
     def __getitem__(self, index: int) -> int:
-        return (int(self.words[index]) >> self.shift) & self.mask
+        return (int(self.words[index * self.stride + self.offset]) >> self.shift) & self.mask
+
+
+def node_columns(nodes: np.ndarray, layout: NodeLayout, whole: bool):
+    """(first child or edge, letter mask, end-of-word) of trie/DAWG node words: as lists (`whole`)
+    or as lazy `Field` columns."""
+    if whole:
+        return tuple(a.tolist() for a in layout.split(nodes))
+    words = layout.words
+    return (Field(nodes, 0, INDEX_MASK, words), Field(nodes, layout.mask_shift, layout.letter_mask, words,
+                                                      layout.mask_word), Field(nodes, EOW_SHIFT, 1, words))
 
 
 @dataclass(frozen=True)
 class TrieNodes:
-    """A trie's node words (solver.layout's node word; node 0 the root, children after their
-    parent, a word's number its end node)."""
+    """A trie's node words (flat, `layout.words` per node, as solver.layout says; node 0 the root,
+    children after their parent, a word's number its end node)."""
 
     nodes: np.ndarray
+    layout: NodeLayout = NARROW
+
+    @property
+    def count(self) -> int:
+        return len(self.nodes) // self.layout.words
 
     @cached_property
     def height(self) -> int:
         """Letters on the longest root-to-leaf path (the deepest stack a walk can need)."""
-        first, mask, _ = split_node_words(self.nodes)
+        first, mask, _ = self.layout.split(self.nodes)
         kids = np.bitwise_count(mask.astype(np.uint64)).astype(np.int64)
         level, height = np.zeros(1, np.int64), 0
         while True:
@@ -447,29 +502,51 @@ class Format:
     numbering: Callable[[int, int], int] | None = None
 
 
-def read_header(path: Path, data: np.ndarray, magic: bytes, kind: str) -> np.void:
-    """The checked 64-byte header of a trie or DAWG file (magic, version, charset, CRC-32)."""
+@dataclass(frozen=True)
+class FileHeader:
+    """A checked trie or DAWG header: its fields, the charset, the node layout and where the body starts."""
+
+    fields: np.void
+    charset: Charset
+    layout: NodeLayout
+    body: np.ndarray
+
+    def __getitem__(self, name: str):
+        return self.fields[name]
+
+
+def read_header(path: Path, data: np.ndarray, magic: bytes, kind: str) -> FileHeader:
+    """The checked 64-byte header of a trie or DAWG file (magic, version, charset, CRC-32) and,
+    in format version 2, its alphabet block."""
     if len(data) < HEADER.itemsize:
         raise DawgError(f"{path}: truncated ({len(data)} bytes, the header alone is {HEADER.itemsize})")
     head = data[:HEADER.itemsize].view(HEADER)[0]
     if head["magic"] != magic.rstrip(b"\0"):
         raise DawgError(f"{path}: not a {kind} file (bad magic number)")
-    if head["version"] != FORMAT_VERSION:
-        raise DawgError(f"{path}: format version {head['version']}, this reader knows {FORMAT_VERSION}")
+    version = int(head["version"])
+    if version not in FORMAT_VERSIONS:
+        raise DawgError(f"{path}: format version {version}, this reader knows "
+                        f"{', '.join(map(str, FORMAT_VERSIONS))}")
     n = int(head["charset_size"])
-    letters = bytes(head["charset"]).decode("ascii", "replace").lower()
-    try:
-        charset = Charset(letters)
-    except ValueError:
-        charset = None
-    if charset is None or len(charset) != n:
-        raise DawgError(f"{path}: header charset is invalid")
+    block = int(head["alphabet_bytes"])
     body = data[HEADER.itemsize:]
     if zlib.crc32(body) != int(head["crc32"]):
         raise DawgError(f"{path}: checksum mismatch (corrupt file)")
+    try:
+        if version == LEGACY_VERSION:
+            charset = Charset(bytes(head["charset"]).decode("ascii").lower())
+            ok = charset.legacy and block == 0 and int(head["node_words"]) == 0
+        else:
+            charset = read_alphabet(bytes(body[:block]))
+            ok = block % 8 == 0 and not any(bytes(head["charset"])) and int(head["node_words"]) == \
+                node_layout(len(charset)).words
+    except (ValueError, UnicodeDecodeError):
+        ok = False
+    if not ok or len(charset) != n or any(bytes(head["reserved1"])):
+        raise DawgError(f"{path}: header charset is invalid")
     if head["words"] < 1:
         raise DawgError(f"{path}: holds no words")
-    return head
+    return FileHeader(head, charset, node_layout(len(charset)), body[block:])
 
 
 def check_children(path: Path, first: np.ndarray, mask: np.ndarray, reserved: np.ndarray, letters: int,

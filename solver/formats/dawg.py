@@ -1,7 +1,8 @@
 """The DAWG format: the minimal automaton of the words, with Lucchesi-Kao skips on its edges.
 
-Layout (after the shared 64-byte header, solver/formats/common.py): states
-(N x u64 node words), edges (E x u64 edge words), counts (N x u32). State 0
+Layout (after the shared 64-byte header and, in format version 2, its alphabet block,
+solver/formats/common.py): states (N node words of one or two u64, narrow or wide), edges
+(E x u64 edge words), counts (N x u32). State 0
 is the root; a word's id is its rank (0-based, alphabetical), the sum of the
 edge skips along its path. Node and edge words are laid out in solver/layout.py.
 """
@@ -13,20 +14,10 @@ from functools import cached_property
 
 import numpy as np
 
-from ..charset import Charset
 from ..engine import Walk
 from ..errors import DawgError
 from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, popcount, record
-from ..layout import (
-    EOW_SHIFT,
-    INDEX_MASK,
-    LETTER_MASK,
-    LETTERS_SHIFT,
-    SKIP_SHIFT,
-    reserved_bits,
-    split_edge_words,
-    split_node_words,
-)
+from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, SKIP_SHIFT, NodeLayout, split_edge_words
 from ..schema import FILE_ENTRY, fields
 from .base import (
     Field,
@@ -38,12 +29,13 @@ from .base import (
     check,
     check_children,
     index_count,
+    node_columns,
     popcount_children,
     read_header,
     spans,
     verify_sha256,
 )
-from .common import HEADER, NODE_DTYPE
+from .common import NODE_DTYPE
 
 DAWG_MAGIC = b"BOGDAWG\x00"
 DAWG_FILE = "dawg.bin"
@@ -51,9 +43,9 @@ EDGE_DTYPE = np.dtype("<u8")
 COUNT_DTYPE = np.dtype("<u4")
 
 
-def dawg_sections(states: int, edges: int) -> dict[str, tuple[int, int]]:
-    """Byte (offset, length) of each DAWG body section, relative to the end of the header."""
-    state_bytes = states * NODE_DTYPE.itemsize
+def dawg_sections(states: int, edges: int, layout: NodeLayout) -> dict[str, tuple[int, int]]:
+    """Byte (offset, length) of each DAWG body section, relative to the start of the body."""
+    state_bytes = states * layout.words * NODE_DTYPE.itemsize
     edge_bytes = edges * EDGE_DTYPE.itemsize
     return {
         "states": (0, state_bytes),
@@ -64,7 +56,8 @@ def dawg_sections(states: int, edges: int) -> dict[str, tuple[int, int]]:
 
 @dataclass
 class DawgLexicon(Lexicon):
-    states: np.ndarray = field(default=None, repr=False)
+    states: np.ndarray = field(default=None, repr=False)  # flat node words, layout.words per state
+    layout: NodeLayout = field(default=None, repr=False)
     edges: np.ndarray = field(default=None, repr=False)
     counts: np.ndarray = field(default=None, repr=False)
     format = "dawg"
@@ -75,9 +68,9 @@ class DawgLexicon(Lexicon):
         if recorded:
             verify_sha256(path, data, recorded.section)
         head = read_header(path, data, DAWG_MAGIC, "DAWG")
-        n_states, n_edges = int(head["nodes"]), int(head["edges"])
-        sections = dawg_sections(n_states, n_edges)
-        body = data[HEADER.itemsize:]
+        n_states, n_edges, layout, charset = int(head["nodes"]), int(head["edges"]), head.layout, head.charset
+        sections = dawg_sections(n_states, n_edges, layout)
+        body = head.body
         if len(body) != sum(size for _, size in sections.values()) or n_states < 1:
             raise DawgError(f"{path}: size does not match its state and edge counts (truncated or corrupt)")
 
@@ -86,9 +79,8 @@ class DawgLexicon(Lexicon):
             return body[offset:offset + size].view(dtype)
 
         states, edges, counts = section("states", NODE_DTYPE), section("edges", EDGE_DTYPE), section("counts", "<u4")
-        first, mask, eow = split_node_words(states)
-        charset = Charset(bytes(head["charset"]).decode().lower())
-        kids = check_children(path, first, mask, reserved_bits(states), len(charset), 0, n_edges, "DAWG state")
+        first, mask, eow = layout.split(states)
+        kids = check_children(path, first, mask, layout.reserved(states), len(charset), 0, n_edges, "DAWG state")
         child, skip = split_edge_words(edges)
         count = counts.astype(np.int64)
         check(child < n_states, path, "DAWG edge points outside the states")
@@ -111,23 +103,23 @@ class DawgLexicon(Lexicon):
         check(count >= 1, path, "DAWG state that leads to no word")
         check(count[0] == int(head["words"]), path, "word count in header differs from the root's count")
         return cls(path=path, charset=charset, word_count=int(head["words"]), max_length=int(head["max_length"]),
-                   states=states, edges=edges, counts=counts)
+                   states=states, edges=edges, counts=counts, layout=layout)
 
     @cached_property
     def walk(self) -> Walk:
-        return Walk(dawg_board, (self.states.view(np.int64), self.edges.view(np.int64)), self.word_count)
+        return Walk(dawg_board, (self.states.view(np.int64), *self.layout.kernel_args, self.edges.view(np.int64)),
+                    self.word_count)
 
     def info(self) -> dict:
-        return {**super().info(), "states": len(self.states), "edges": len(self.edges)}
+        return {**super().info(), "states": len(self.counts), "edges": len(self.edges),
+                "node_words": self.layout.words}
 
     def word_steps(self, whole: bool = True) -> WordSteps:
         # a state of the walk: (DAWG state, rank of the first word at or below it)
+        first, mask, eow = node_columns(self.states, self.layout, whole)
         if whole:
-            first, mask, eow = (a.tolist() for a in split_node_words(self.states))
             child, skip = (a.tolist() for a in split_edge_words(self.edges))
         else:
-            first, mask, eow = (Field(self.states, shift, bits) for shift, bits in
-                                ((0, INDEX_MASK), (LETTERS_SHIFT, LETTER_MASK), (EOW_SHIFT, 1)))
             child, skip = Field(self.edges, 0, INDEX_MASK), Field(self.edges, SKIP_SHIFT)
 
         def children(state):
@@ -139,16 +131,17 @@ class DawgLexicon(Lexicon):
                          rank=lambda state: state[1], rank_of=lambda number: number)  # a word's number is its rank
 
 
-def dawg_board(states, edges, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,
+def dawg_board(states, wide, edges, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,
                found, capacity, width, found_count):
-    """Score one board on a DAWG (states and edges as int64; a word's id is its rank)."""
+    """Score one board on a DAWG (states and edges as int64, the states in the layout `wide` says,
+    0 or 1: `NodeLayout.kernel_args`; a word's id is its rank)."""
     score = 0
     cells = len(board)
     # the current position: cell, neighbours to try, first edge, edge letters, letters, rank
     word = states[0]
     cell = -1
     first = word & INDEX_MASK
-    mask = (word >> LETTERS_SHIFT) & LETTER_MASK
+    mask = states[1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
     todo = neighbours_with(near, cells, mask & nbr_mask[cells], 0)
     length = 0
     rank = 0
@@ -162,15 +155,17 @@ def dawg_board(states, edges, board, cell_len, nbr_mask, near, card, stack, stam
             letter = code & NO_LETTER
             edge = edges[first + popcount(mask & ((1 << letter) - 1))]
             child_rank = rank + (edge >> SKIP_SHIFT)
-            word = states[edge & INDEX_MASK]
+            state = (edge & INDEX_MASK) << wide
+            word = states[state]
             if code > NO_LETTER:
                 letter = (code >> 6) - 1
-                inner = (word >> LETTERS_SHIFT) & LETTER_MASK
+                inner = states[state + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
                 if not (inner >> letter) & 1:
                     continue
                 edge = edges[(word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1))]
                 child_rank += edge >> SKIP_SHIFT
-                word = states[edge & INDEX_MASK]
+                state = (edge & INDEX_MASK) << wide
+                word = states[state]
             child_length = length + cell_len[nb]
             if word < 0 and stamps[child_rank] != stamp:
                 stamps[child_rank] = stamp
@@ -178,7 +173,7 @@ def dawg_board(states, edges, board, cell_len, nbr_mask, near, card, stack, stam
                 if capacity:
                     record(found, capacity, width, found_count, stack, sp, cell, nb, child_rank,
                            child_length)
-            child_mask = (word >> LETTERS_SHIFT) & LETTER_MASK
+            child_mask = states[state + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
             if child_mask & nbr_mask[nb]:
                 top = sp * FRAME
                 stack[top] = cell

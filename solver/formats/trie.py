@@ -1,8 +1,9 @@
 """The trie format: one file, a node per prefix, a word's number is its end node.
 
-Layout (after the shared 64-byte header, solver/formats/common.py): nodes,
-N x u64 node words (solver/layout.py). Node 0 is the root; children of a node are contiguous in
-letter order, placed after their parent; a word's id is its end node.
+Layout (after the shared 64-byte header and, in format version 2, its alphabet block,
+solver/formats/common.py): nodes, N node words of one or two u64 each (solver/layout.py: narrow
+or wide). Node 0 is the root; children of a node are contiguous in letter order, placed after
+their parent; a word's id is its end node.
 """
 
 from __future__ import annotations
@@ -12,14 +13,12 @@ from functools import cached_property
 
 import numpy as np
 
-from ..charset import Charset
 from ..engine import Walk
 from ..errors import DawgError
 from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, popcount, record
-from ..layout import EOW_SHIFT, INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, reserved_bits, split_node_words
+from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, NodeLayout
 from ..schema import FILE_ENTRY, fields
 from .base import (
-    Field,
     Format,
     Lexicon,
     ManifestEntry,
@@ -29,11 +28,12 @@ from .base import (
     check,
     check_children,
     index_count,
+    node_columns,
     popcount_children,
     read_header,
     verify_sha256,
 )
-from .common import HEADER, NODE_DTYPE
+from .common import NODE_DTYPE
 
 TRIE_MAGIC = b"BOGTRIE\x00"
 TRIE_FILE = "trie.bin"
@@ -41,7 +41,8 @@ TRIE_FILE = "trie.bin"
 
 @dataclass
 class TrieLexicon(Lexicon):
-    nodes: np.ndarray = field(default=None, repr=False)
+    nodes: np.ndarray = field(default=None, repr=False)  # flat node words, layout.words per node
+    layout: NodeLayout = field(default=None, repr=False)
     format = "trie"
 
     @classmethod
@@ -50,13 +51,12 @@ class TrieLexicon(Lexicon):
         if recorded:
             verify_sha256(path, data, recorded.section)
         head = read_header(path, data, TRIE_MAGIC, "trie")
-        count = int(head["nodes"])
-        if len(data) != HEADER.itemsize + count * NODE_DTYPE.itemsize or count < 1:
+        count, layout, charset = int(head["nodes"]), head.layout, head.charset
+        if len(head.body) != count * layout.words * NODE_DTYPE.itemsize or count < 1:
             raise DawgError(f"{path}: size does not match its node count (truncated or corrupt)")
-        nodes = data[HEADER.itemsize:].view(NODE_DTYPE)
-        first, mask, eow = split_node_words(nodes)
-        charset = Charset(bytes(head["charset"]).decode().lower())
-        kids = check_children(path, first, mask, reserved_bits(nodes), len(charset), 1, count, "trie node")
+        nodes = head.body.view(NODE_DTYPE)
+        first, mask, eow = layout.split(nodes)
+        kids = check_children(path, first, mask, layout.reserved(nodes), len(charset), 1, count, "trie node")
         check((kids == 0) | (first > np.arange(count)), path, "trie child placed before its parent")
         check(eow[0] == 0, path, "root marked as a word")
         # A tree (every node but the root has one parent) whose leaves all end words: every
@@ -72,39 +72,40 @@ class TrieLexicon(Lexicon):
         check(eow[kids == 0] == 1, path, "trie leaf that ends no word")
         check(eow.sum() == int(head["words"]), path, "word count in header differs from end-of-word marks")
         lex = cls(path=path, charset=charset, word_count=int(head["words"]),
-                  max_length=int(head["max_length"]), nodes=nodes)
+                  max_length=int(head["max_length"]), nodes=nodes, layout=layout)
         return lex
 
     @cached_property
     def walk(self) -> Walk:
-        return Walk(trie_board, (self.nodes.view(np.int64),), len(self.nodes))
+        return Walk(trie_board, (self.nodes.view(np.int64), *self.layout.kernel_args), self.node_count)
+
+    @property
+    def node_count(self) -> int:
+        return len(self.nodes) // self.layout.words
 
     def as_trie(self) -> TrieNodes:
-        return TrieNodes(self.nodes)
+        return TrieNodes(self.nodes, self.layout)
 
     def info(self) -> dict:
-        return {**super().info(), "nodes": len(self.nodes)}
+        return {**super().info(), "nodes": self.node_count, "node_words": self.layout.words}
 
     def word_steps(self, whole: bool = True) -> WordSteps:
-        if whole:
-            first, mask, eow = (a.tolist() for a in split_node_words(self.nodes))
-        else:
-            first, mask, eow = (Field(self.nodes, shift, bits) for shift, bits in
-                                ((0, INDEX_MASK), (LETTERS_SHIFT, LETTER_MASK), (EOW_SHIFT, 1)))
+        first, mask, eow = node_columns(self.nodes, self.layout, whole)
         return WordSteps([(0, "")], lambda node: popcount_children(first[node], mask[node]),
                          lambda node: node if eow[node] else None)
 
 
-def trie_board(nodes, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,
+def trie_board(nodes, wide, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,
                found, capacity, width, found_count):
-    """Score one board on a trie (node words as signed int64; a word's id is its node)."""
+    """Score one board on a trie (node words as signed int64, in the layout `wide` says, 0 or 1:
+    `NodeLayout.kernel_args`; a word's id is its node)."""
     score = 0
     cells = len(board)
     # the current position: cell, neighbours to try, first child, child letters, letters so far
     word = nodes[0]
     cell = -1
     first = word & INDEX_MASK
-    mask = (word >> LETTERS_SHIFT) & LETTER_MASK
+    mask = nodes[1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
     todo = neighbours_with(near, cells, mask & nbr_mask[cells], 0)
     length = 0
     used = 0
@@ -116,21 +117,21 @@ def trie_board(nodes, board, cell_len, nbr_mask, near, card, stack, stamps, stam
             code = board[nb]
             letter = code & NO_LETTER
             node = first + popcount(mask & ((1 << letter) - 1))
-            word = nodes[node]
+            word = nodes[node << wide]
             if code > NO_LETTER:
                 letter = (code >> 6) - 1
-                inner = (word >> LETTERS_SHIFT) & LETTER_MASK
+                inner = nodes[(node << 1) + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
                 if not (inner >> letter) & 1:
                     continue
                 node = (word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1))
-                word = nodes[node]
+                word = nodes[node << wide]
             child_length = length + cell_len[nb]
             if word < 0 and stamps[node] != stamp:
                 stamps[node] = stamp
                 score += card[child_length]
                 if capacity:
                     record(found, capacity, width, found_count, stack, sp, cell, nb, node, child_length)
-            child_mask = (word >> LETTERS_SHIFT) & LETTER_MASK
+            child_mask = nodes[(node << 1) + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
             if child_mask & nbr_mask[nb]:
                 top = sp * FRAME
                 stack[top] = cell

@@ -29,11 +29,10 @@ import numpy as np
 
 from ..jit import kernel  # also registers the popcount and lowest_bit intrinsics
 from ..kernels import lowest_bit, popcount
-from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT
-from .tables import POINTS_SHIFT
+from .tables import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, POINTS_MASK, POINTS_SHIFT
 
 KEY_RANKS = 12      # ranks per key word: 5 bits each (see `class_walk`)
-SKIPPED = 31        # the symbol of a rank a row passes over (letters are 1..26, 0 ends the row)
+SKIPPED = 31        # the symbol of a rank a row passes over (letters are 1..30, 0 ends the row)
 
 
 def key_words(cells: int) -> int:
@@ -98,7 +97,7 @@ def class_walk(nodes, bucket_mask, nbrs, nbr_count, rank, keys, payload):
                 for w in range(kw):
                     acc[d + 1, w] = acc[d, w]
                 acc[d + 1, r // KEY_RANKS] |= np.int64(letter + 1) << _symbol_shift(r)
-                points = word >> POINTS_SHIFT
+                points = (word >> POINTS_SHIFT) & POINTS_MASK
                 if points > 0:
                     if count < cap:
                         for w in range(kw):
@@ -274,6 +273,12 @@ def _radix_pass(key, pay, perm, shift, out_key, out_pay, out_perm, count):
             out_perm[at] = perm[i]
         count[d] = at + 1
     return True
+
+
+def sort_bytes(rows: int, words: int) -> int:
+    """The bytes `sort_entries` allocates for `rows` rows of `words` key words: key, payload and
+    their spares, and the row numbers and their spare when a key takes more than one word."""
+    return rows * 8 * (6 if words > 1 else 4)
 
 
 @kernel

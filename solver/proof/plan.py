@@ -11,26 +11,32 @@ of a class under a symmetry is a class, and only the classes whose id is the
 smallest of their images (`canonical_ids`) need a proof.
 
 Default split (letters not in the lexicon's charset are left out, empty
-buckets dropped; letters of the charset in no bucket join the last one):
+buckets dropped; letters of the charset in no bucket join the last one; the
+vowels are the lexicon's language's, aeiou in English, and leave the other
+buckets):
   up to 9 cells (3x3): 2 buckets, aeiou | the rest, on every cell;
   10 to 12 cells (3x4): corners 1 bucket (the whole charset), other cells
   3 buckets, aeiou | bcdfghjkmpqvwxyz | lnrst;
-  larger boards: corners 4 buckets (aeiou | bcdfgmpqvwxz | lnrst | hjky),
-  other cells the 3 above.
+  larger boards: the published prover's 4x4 split, corners 2 buckets
+  (aeiosuy | bcdfghjklmnpqrtvwxz), other cells 3 (aeijou | bcdfgmpqvwxz |
+  hklnrsty): 1,068,363 canonical classes on 4x4.
 Coarser classes cost less to list and sort (a class's walk visits each of
 its word paths once, however many boards share it) and more to search; the
 defaults are the fastest of the splits measured on ENABLE2K
 (benchmarks/results/prove.md, which has the figures, also of the splits
 not chosen on 3x4: 3 buckets everywhere, 134,865 classes, and 2 buckets on
 the other cells, 88 classes proved in pieces in larger classes that need
-more memory).
+more memory; on 4x4: corners aeiou | bcdfgmpqvwxz | lnrst | hjky and the
+3x4 buckets elsewhere, 17 million canonical classes, projected 11 times
+the CPU time of the published split, and aeiou | the rest on the corners
+with the 3x4 buckets elsewhere, 1.8 times).
 `--classes SPEC` overrides it: comma-separated buckets for every cell
 ("aeiou,bcdfgh...,..."), or "CORNERS/OTHERS" with a comma list each side.
 A proof never lists its classes up front: `canonical_order(seed)` walks the
 class ids in a seeded pseudo-random permutation (a Feistel network over the
 smallest even power of two that holds them, the ids past the last skipped)
 and yields the canonical ones, a block at a time, so a split of any size (the
-default 4x4 one has 17 million canonical classes) starts proving at once in
+default 4x5 one has 172 million canonical classes) starts proving at once in
 constant memory; `canonical_count` counts them (Burnside's lemma) for
 progress. `canonical_ids` lists them all, for small splits and tests.
 
@@ -56,7 +62,9 @@ from ..search.symmetry import symmetries
 ONE = ("abcdefghijklmnopqrstuvwxyz",)
 TWO = ("aeiou", "bcdfghjklmnpqrstvwxyz")
 THREE = ("aeiou", "bcdfghjkmpqvwxyz", "lnrst")
-FOUR = ("aeiou", "bcdfgmpqvwxz", "lnrst", "hjky")
+MEASURED_VOWELS = "aeiou"  # English's: the defaults below are as measured for it
+LARGE_CORNERS = ("aeiosuy", "bcdfghjklmnpqrtvwxz")  # the published prover's 4x4 split
+LARGE_OTHERS = ("aeijou", "bcdfgmpqvwxz", "hklnrsty")
 MAX_CLASSES = 1 << 40  # ids must stay exact in int64 arithmetic
 FEISTEL_ROUNDS = 4
 ORDER_BLOCK = 1 << 16  # ids permuted and tested for canonical form at a time
@@ -81,7 +89,7 @@ def _default(shape: Shape) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return TWO, TWO
     if shape.cells <= 12:
         return ONE, THREE
-    return FOUR, THREE
+    return LARGE_CORNERS, LARGE_OTHERS
 
 
 def _parse_list(text: str, charset: str) -> tuple[str, ...]:
@@ -110,6 +118,18 @@ def parse_classes(spec: str, charset: str) -> tuple[tuple[str, ...], tuple[str, 
         raise ParameterError("classes", f"{spec!r}: at most one '/' (CORNERS/OTHERS)")
     lists = [_parse_list(p, charset) for p in parts]
     return (lists[0], lists[-1])
+
+
+def _with_vowels(buckets: tuple[str, ...], vowels: str, charset: str) -> tuple[str, ...]:
+    """A default split with the language's vowels as its first bucket and the charset's other
+    letters that no bucket names (Cyrillic, Polish ł) in the last one; English's (aeiou, the
+    vowels the defaults were measured with) keep the defaults as they are (the larger boards'
+    first buckets add a few consonants)."""
+    if len(buckets) == 1 or vowels == MEASURED_VOWELS:
+        return buckets
+    others = ["".join(ch for ch in b if ch not in vowels) for b in buckets[1:]]
+    others[-1] += "".join(ch for ch in charset if ch not in vowels and not any(ch in b for b in others))
+    return (vowels, *others)
 
 
 def _restrict(buckets: tuple[str, ...], charset: str) -> tuple[str, ...]:
@@ -259,8 +279,9 @@ class ProofPlan:
 
 def make_plan(lexicon, shape: Shape | tuple[int, int], classes: str | None = None) -> ProofPlan:
     """The split of the boards of `shape` over `lexicon`'s charset: the default one, or --classes."""
-    from .tables import lexicon_digest
+    from .tables import check_letters, lexicon_digest
 
+    check_letters(lexicon)
     try:
         shape = Shape.of(shape)
     except Exception as err:
@@ -269,7 +290,8 @@ def make_plan(lexicon, shape: Shape | tuple[int, int], classes: str | None = Non
     if classes is not None:
         corner, other = parse_classes(classes, charset)
     else:
-        corner, other = (_restrict(b, charset) for b in _default(shape))
+        vowels = lexicon.language.vowels
+        corner, other = (_restrict(_with_vowels(b, vowels, charset), charset) for b in _default(shape))
     nbrs = neighbours(shape)
     buckets = tuple(corner if len(nbrs[c]) <= 3 else other for c in range(shape.cells))
     plan = ProofPlan(shape, charset, buckets, lexicon_digest(lexicon))

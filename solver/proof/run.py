@@ -4,7 +4,7 @@ For a class: walk it to get its entries (solver.proof.kernels) and build its
 sum/choice tree (solver.proof.walk), whose root's bound is the class's. While
 the bound of a subclass reaches the target, force the next cell of the split
 order to each letter of its bucket by merging row lists; once few cells are
-left (WALK_CELLS) or the bound is within WALK_BOUND times the target, build
+left (WALK_CELLS) or the bound is within `walk_bound` times the target, build
 the subclass's tree and force the remaining cells with the allocation-free
 walk, which prunes on a bound as tight as a merge's at each cell's top but
 merges nothing (ENABLE2K 3x4 classes are mostly walked from their root). The
@@ -27,6 +27,7 @@ buffers), and a worker proving ENABLE2K 3x4 classes of up to 2^25 rows peaks at 
 
 from __future__ import annotations
 
+import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,14 +44,21 @@ from .tables import tables_of
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
 WALK_CELLS = 7               # with at most this many cells left to force, walk the tree instead of merging
-WALK_BOUND = 6               # ... or once the bound is at most this many times the target
+WALK_BOUNDS = ((12, 6), (64, 4))  # ... or once the bound is at most this many times the target, by board cells:
+# 6 up to 12 cells (measured on 3x4), 4 beyond (on 4x4 classes 6 walks too early and 2.5 merges too long:
+# benchmarks/results/prove.md, "4x4")
 SCORE_BATCH = 4096           # boards scored exactly per call of the solver
 
 
 @dataclass
 class ClassRecord:
     """The outcome of one class: its root bound, the boards in it reaching the target
-    (canonical text, score), bounds computed (nodes) and seconds taken."""
+    (canonical text, score), bounds computed (nodes), seconds taken (wall and the proving
+    thread's CPU), and memory: `peak_bytes`, the most bytes of arrays the class held at once
+    (its rows, the sort's and the walk's buffers, subclass rows and trees, the buffers kept
+    from the class before included; not the lexicon or the interpreter), and `max_rss`, the
+    process's peak resident set so far (ru_maxrss: every class it proved before counts too).
+    Records of checkpoints written before the last three fields read as CPU = wall, 0 bytes."""
 
     class_id: int
     bound: int
@@ -58,22 +66,36 @@ class ClassRecord:
     nodes: int = 0
     scored: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    peak_bytes: int = 0
+    max_rss: int = 0
 
     def to_dict(self) -> dict:
         return {"class_id": self.class_id, "bound": self.bound, "boards": [[b, s] for b, s in self.boards],
-                "nodes": self.nodes, "scored": self.scored, "seconds": self.seconds}
+                "nodes": self.nodes, "scored": self.scored, "seconds": self.seconds,
+                "cpu_seconds": self.cpu_seconds, "peak_bytes": self.peak_bytes, "max_rss": self.max_rss}
 
     @classmethod
     def from_dict(cls, data: dict) -> ClassRecord:
+        data = {**_older_defaults(data), **data}
         return cls(int(data["class_id"]), int(data["bound"]), [(str(b), int(s)) for b, s in data["boards"]],
-                   int(data["nodes"]), int(data.get("scored", 0)), float(data["seconds"]))
+                   int(data["nodes"]), int(data["scored"]), float(data["seconds"]), float(data["cpu_seconds"]),
+                   int(data["peak_bytes"]), int(data["max_rss"]))
 
     @staticmethod
     def schema(plan: ProofPlan) -> Check:
-        """The check of a record's dict (`to_dict`) read back from a checkpoint of `plan`'s proof."""
+        """The check of a record's dict (`to_dict`) read back from a checkpoint of `plan`'s proof
+        (one written before the CPU and memory fields passes, with `from_dict`'s defaults)."""
         board = text(f"[{plan.charset}]{{{plan.shape.cells}}}", f"a board of {plan.shape.cells} letters")
-        return fields(class_id=integer(), bound=integer(), nodes=integer(), scored=integer(), seconds=number(),
-                      boards=list_of(pair(board, integer(), "a [board, score] pair"), most=MAX_COUNT))
+        check = fields(class_id=integer(), bound=integer(), nodes=integer(), scored=integer(), seconds=number(),
+                       cpu_seconds=number(), peak_bytes=integer(0, 1 << 50), max_rss=integer(0, 1 << 50),
+                       boards=list_of(pair(board, integer(), "a [board, score] pair"), most=MAX_COUNT))
+        return lambda value, name: check({**_older_defaults(value), **value} if isinstance(value, dict) else value, name)
+
+
+def _older_defaults(data: dict) -> dict:
+    """The fields a record of an older checkpoint lacks, as `from_dict` reads them."""
+    return {"scored": 0, "cpu_seconds": data.get("seconds", 0.0), "peak_bytes": 0, "max_rss": 0}
 
 
 @dataclass
@@ -146,6 +168,18 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
     """The sorted, distinct entry rows (tokens, points) of the boards whose cell i holds a letter
     of cell_letters[i] (see solver.proof.kernels): each word counted once per distinct set of
     (cell, letter) pairs its paths use."""
+    tokens, pts, _ = _entries(lexicon, plan, cell_letters)
+    return tokens, pts
+
+
+def _kept_bytes(cells: int) -> int:
+    """The bytes of the buffers kept from class to class (the walk's rows, the subclass rows)."""
+    return sum(a.nbytes for a in _buffers.get(cells, ())) + sum(t.nbytes + p.nbytes for t, p in _depth_buffers.values())
+
+
+def _entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
+    """`class_entries`, and the bytes of arrays held while sorting them (kept buffers, the sort's
+    own arrays, the sorted rows): for ClassRecord.peak_bytes."""
     from . import kernels
 
     tables = tables_of(lexicon)
@@ -170,7 +204,8 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
     out_tokens = np.empty((count, max(int(longest), 1)), np.int16)
     out_pts = np.empty(count, np.int64)
     rows = kernels.sort_entries(keys[:count], payload[:count], cells, out_tokens, out_pts)
-    return out_tokens[:rows], out_pts[:rows]
+    held = _kept_bytes(cells) + kernels.sort_bytes(count, keys.shape[1]) + out_tokens.nbytes + out_pts.nbytes
+    return out_tokens[:rows], out_pts[:rows], held
 
 
 def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str]) -> int:
@@ -213,6 +248,9 @@ class _Prover:
         self.pending: list[np.ndarray] = []
         self.pending_count = 0
         self.found: list[tuple[np.ndarray, int]] = []
+        self.peak_bytes = 0  # see ClassRecord.peak_bytes
+        self.walk_bound = next(ratio for cells, ratio in WALK_BOUNDS if self.shape.cells <= cells)
+        self.rows: tuple[np.ndarray, np.ndarray] | None = None  # the piece's rows, while it is proved
 
     def run(self, cell_letters: list[str]) -> int:
         """Prove the boards whose cell i holds a letter of cell_letters[i]; return the largest root
@@ -224,11 +262,14 @@ class _Prover:
         while pieces:
             piece = pieces.pop()
             try:
-                tokens, pts = class_entries(self.lexicon, self.plan, piece)
+                tokens, pts, held = _entries(self.lexicon, self.plan, piece)
             except ClassTooLarge:
                 pieces.extend(_halves(piece, self.order))
                 continue
+            self.peak_bytes = max(self.peak_bytes, held)
+            self.rows = tokens, pts
             bound = max(bound, self._prove_piece(piece, tokens, pts))
+            self.rows = None
         self._flush()
         return bound
 
@@ -239,7 +280,7 @@ class _Prover:
         for r, c in enumerate(self.order):
             self.letters[r, :len(self.codes[c])] = self.codes[c]
         board = np.full(self.shape.cells, -1, np.int64)
-        tree = self.w.build_tree(tokens, pts, 0)
+        tree = self._tree(tokens, pts, 0)
         bound = self.w.root_bound(tree)  # the piece's
         if not self._walks(0, bound):
             tree = None  # the piece is forced by merging: its tree is not needed
@@ -257,7 +298,7 @@ class _Prover:
             self._score(board[None, :].copy())
             return
         if self._walks(depth, bound):
-            self._walk(self.w.build_tree(tokens, pts, base) if tree is None else tree, depth, board)
+            self._walk(self._tree(tokens, pts, base) if tree is None else tree, depth, board)
             return
         cell = self.order[depth]
         out_tokens, out_pts = _scratch(depth, len(tokens), tokens.shape[1])
@@ -267,9 +308,17 @@ class _Prover:
             self._search(out_tokens[:rows], out_pts[:rows], sub_base, int(sub_bound), depth + 1, board)
         board[cell] = -1
 
+    def _tree(self, tokens, pts, base):
+        """The subclass's sum/choice tree (solver.proof.walk.build_tree), its bytes and the walk's
+        (two int64 a choice) noted with what else is held then."""
+        tree = self.w.build_tree(tokens, pts, base)
+        held = _kept_bytes(self.shape.cells) + sum(a.nbytes for a in (*self.rows, *tree)) + 16 * len(tree[0])
+        self.peak_bytes = max(self.peak_bytes, held)
+        return tree
+
     def _walks(self, depth: int, bound: int) -> bool:
         """Whether a subclass is finished by the walk rather than forced by merging."""
-        return self.shape.cells - depth <= WALK_CELLS or bound <= WALK_BOUND * self.min_score
+        return self.shape.cells - depth <= WALK_CELLS or bound <= self.walk_bound * self.min_score
 
     def _walk(self, tree, depth, board) -> None:
         """Force the cells left with the allocation-free walk (solver.proof.walk) of the subclass's
@@ -313,7 +362,7 @@ def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int) -> Clas
         raise ParameterError("class_id", f"must be a whole number, got {class_id!r}")
     class_id = int(class_id)
     plan.digits(class_id)  # range check
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.thread_time()
     prover = _Prover(lexicon, plan, min_score)
     bound = prover.run(plan.class_buckets(class_id))
     boards: dict[str, int] = {}
@@ -322,7 +371,9 @@ def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int) -> Clas
         for row, (_, s) in zip(codes, prover.found):
             boards[lexicon.charset.symbols(row.tolist())] = s
     ordered = sorted(boards.items(), key=lambda kv: (-kv[1], kv[0]))
-    return ClassRecord(class_id, bound, ordered, prover.nodes, prover.scored, time.perf_counter() - start)
+    return ClassRecord(class_id, bound, ordered, prover.nodes, prover.scored, time.perf_counter() - start,
+                       time.thread_time() - cpu_start, prover.peak_bytes,
+                       resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
 
 
 def prove(lexicon, shape: Shape | tuple[int, int], min_score: int, classes: str | None = None, seed: int = 0,

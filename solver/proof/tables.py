@@ -1,13 +1,13 @@
 """The lexicon as the proof kernels read it: a compact trie over the charset.
 
-`nodes[n]` is the trie node word of node n (solver/layout.py: first child,
-letter mask) without the end-of-word bit, and in its reserved bits 58-62 the
-points of the word ending at node n (0 when none does; at most 11), so the class walk
-reads one word per step; node 0 is the root. The node number is the word's
-identity. Qu is one letter ('q'), two letters
-long when scored. A lexicon that holds a trie (`Lexicon.as_trie`) gives the
-arrays straight from its node words, vectorised; the others build them from
-their word list.
+`nodes[n]` is one int64 per node of the trie (node 0 the root): its first child in bits
+0-27, the points of the word ending at node n in bits 28-31 (0 when none does; at most 11)
+and its letter mask from bit 32 (up to MAX_LETTERS letters), so the class walk reads one
+word per step in any charset a proof can take, narrow or wide in the files
+(solver/layout.py). The node number is the word's identity. A tile is one letter ('q'),
+its face's letters long when scored. A lexicon that holds a trie (`Lexicon.as_trie`) gives
+the arrays straight from its node words, vectorised; the others build them from their word
+list.
 """
 
 from __future__ import annotations
@@ -19,16 +19,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..board import points
-from ..charset import spelled_length
 from ..errors import DawgError
-from ..layout import LETTERS_SHIFT, RESERVED_MASK, RESERVED_SHIFT, split_node_words
+from ..layout import NodeLayout
 
-POINTS_SHIFT = RESERVED_SHIFT  # a word's points sit in the node word's reserved bits
+MAX_LETTERS = 30  # the class walk's row keys hold 1 + a letter code in 5 bits, 31 and 0 being marks
+INDEX_MASK = (1 << 28) - 1  # the first child
+POINTS_SHIFT = 28
+POINTS_MASK = 0xF  # points of a word: at most 11
+LETTERS_SHIFT = 32
+LETTER_MASK = (1 << MAX_LETTERS) - 1
 
 
 @dataclass(frozen=True)
 class Tables:
-    nodes: np.ndarray    # int64 per node: first child | letter mask << LETTERS_SHIFT | points << POINTS_SHIFT
+    nodes: np.ndarray    # int64 per node: first child | points << POINTS_SHIFT | letter mask << LETTERS_SHIFT
 
 
 _cache: dict[int, tuple[weakref.ref, Tables]] = {}
@@ -40,10 +44,18 @@ def tables_of(lexicon) -> Tables:
     hit = _cache.get(key)
     if hit is not None and hit[0]() is lexicon:
         return hit[1]
+    check_letters(lexicon)
     trie = lexicon.as_trie()
-    tables = _from_trie(lexicon, trie.nodes) if trie is not None else _from_words(lexicon)
+    tables = _from_trie(lexicon, trie.nodes, trie.layout) if trie is not None else _from_words(lexicon)
     _cache[key] = (weakref.ref(lexicon, lambda _, key=key: _cache.pop(key, None)), tables)
     return tables
+
+
+def check_letters(lexicon) -> None:
+    """DawgError unless the proof can take the lexicon's charset (MAX_LETTERS letters at most)."""
+    if len(lexicon.charset) > MAX_LETTERS:
+        raise DawgError(f"{lexicon.path}: {len(lexicon.charset)} letters; proofs take lexicons of up to "
+                        f"{MAX_LETTERS} letters")
 
 
 def _spelled_points(lengths: np.ndarray) -> np.ndarray:
@@ -51,9 +63,9 @@ def _spelled_points(lengths: np.ndarray) -> np.ndarray:
     return table[lengths]
 
 
-def _from_trie(lexicon, nodes: np.ndarray) -> Tables:
-    first, mask, eow = split_node_words(nodes)
-    count = len(nodes)
+def _from_trie(lexicon, nodes: np.ndarray, layout: NodeLayout) -> Tables:
+    first, mask, eow = layout.split(nodes)
+    count = len(first)
     parent = np.zeros(count, np.int64)
     step = np.zeros(count, np.int64)  # letters a node adds to a word: 2 for Qu
     for letter in range(len(lexicon.charset)):
@@ -69,9 +81,11 @@ def _from_trie(lexicon, nodes: np.ndarray) -> Tables:
 
 
 def _tables(first: np.ndarray, mask: np.ndarray, pts: np.ndarray) -> Tables:
-    if pts.max(initial=0) > RESERVED_MASK:
-        raise DawgError("word points do not fit the proof's compact trie (5 bits)")
-    return Tables(np.ascontiguousarray(first | (mask << LETTERS_SHIFT) | (pts << POINTS_SHIFT)))
+    if pts.max(initial=0) > POINTS_MASK:
+        raise DawgError("word points do not fit the proof's compact trie (4 bits)")
+    if len(first) > INDEX_MASK:
+        raise DawgError(f"{len(first):,} trie nodes; the proof's compact trie holds {INDEX_MASK:,}")
+    return Tables(np.ascontiguousarray(first | (pts << POINTS_SHIFT) | (mask << LETTERS_SHIFT)))
 
 
 def _from_words(lexicon) -> Tables:
@@ -86,7 +100,7 @@ def _from_words(lexicon) -> Tables:
                 kids.append({})
                 pts.append(0)
             node = nxt
-        pts[node] = points(spelled_length(word))
+        pts[node] = points(lexicon.charset.spelled_length(word))
     # renumber breadth first so that each node's children are contiguous, in letter order
     order, new = [0], {0: 0}
     for old in order:

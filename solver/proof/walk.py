@@ -169,13 +169,17 @@ def root_bound(tree) -> int:
 
 
 @kernel(inline="always")
-def _push(q, pend, top, by_letter, q_rank, q_slot, s_letter, s_bound):
-    """Make choice q pending, adding its letters' bounds to its rank's per-letter sums."""
+def _push(q, pend, top, by_letter, rank_max, q_rank, q_slot, s_letter, s_bound):
+    """Make choice q pending, adding its letters' bounds to its rank's per-letter sums (and their
+    max: sums only grow between restores, so the max follows them)."""
     r = q_rank[q]
     pend[top[r]] = q
     top[r] += 1
     for j in range(q_slot[q], q_slot[q + 1]):
-        by_letter[r, s_letter[j]] += s_bound[j]
+        a = s_letter[j]
+        by_letter[r, a] += s_bound[j]
+        if by_letter[r, a] > rank_max[r]:
+            rank_max[r] = by_letter[r, a]
 
 
 @kernel
@@ -200,25 +204,28 @@ def walk(q_rank, q_slot, s_letter, s_value, s_bound, s_choice, rank0, letters, l
     pend = np.empty(max(1, top[ranks - 1] + per_rank[ranks - 1]), np.int64)
     cur = np.empty(len(pend), np.int64)  # the next letter slot to look at of each pending choice
     by_letter = np.zeros((ranks, 32), np.int64)
+    rank_max = np.zeros(ranks, np.int64)  # the max of each rank's by_letter
     saved = np.zeros((ranks + 1, ranks), np.int64)
     snap = np.zeros((ranks + 1, ranks, 32), np.int64)  # by_letter of the ranks below each depth, on entry
+    snap_max = np.zeros((ranks + 1, ranks), np.int64)  # ... and their maxima
     dirty = np.zeros(ranks + 1, np.bool_)  # whether a letter of the depth has pushed since
     points = np.zeros(ranks + 1, np.int64)
     li = np.zeros(ranks + 1, np.int64)
     board = np.zeros(ranks, np.int64)
     rest = np.zeros(ranks + 1, np.int64)  # at each depth on entry, the open bound of the ranks below it
     for q in range(s_choice[0], s_choice[1]):
-        _push(q, pend, top, by_letter, q_rank, q_slot, s_letter, s_bound)
+        _push(q, pend, top, by_letter, rank_max, q_rank, q_slot, s_letter, s_bound)
     points[rank0] = s_value[0]
     found = 0
     nodes = 1
-    if points[rank0] + _open_bound(rank0, by_letter) < target:
+    if points[rank0] + _open_bound(rank0, rank_max) < target:
         return found, nodes
     d = rank0
     saved[d, :] = top
     snap[d, d + 1:, :] = by_letter[d + 1:, :]
+    snap_max[d, d + 1:] = rank_max[d + 1:]
     dirty[d] = False
-    rest[d] = _open_bound(d + 1, by_letter)
+    rest[d] = _open_bound(d + 1, rank_max)
     for i in range(first[d], top[d]):
         cur[i] = q_slot[pend[i]]
     while d >= rank0:
@@ -240,6 +247,7 @@ def walk(q_rank, q_slot, s_letter, s_value, s_bound, s_choice, rank0, letters, l
             for r in range(d + 1, ranks):
                 top[r] = saved[d, r]
                 by_letter[r, :] = snap[d, r, :]
+                rank_max[r] = snap_max[d, r]
         dirty[d] = True
         gain = 0
         for i in range(first[d], top[d]):
@@ -252,10 +260,10 @@ def walk(q_rank, q_slot, s_letter, s_value, s_bound, s_choice, rank0, letters, l
             if j < end and s_letter[j] == a:
                 gain += s_value[j]
                 for c in range(s_choice[j], s_choice[j + 1]):
-                    _push(c, pend, top, by_letter, q_rank, q_slot, s_letter, s_bound)
+                    _push(c, pend, top, by_letter, rank_max, q_rank, q_slot, s_letter, s_bound)
         nodes += 1
         p = points[d] + gain
-        if p + _open_bound(d + 1, by_letter) < target:
+        if p + _open_bound(d + 1, rank_max) < target:
             continue
         board[d] = a
         d += 1
@@ -263,22 +271,18 @@ def walk(q_rank, q_slot, s_letter, s_value, s_bound, s_choice, rank0, letters, l
         if d < ranks:
             saved[d, :] = top
             snap[d, d + 1:, :] = by_letter[d + 1:, :]
+            snap_max[d, d + 1:] = rank_max[d + 1:]
             dirty[d] = False
-            rest[d] = _open_bound(d + 1, by_letter)
+            rest[d] = _open_bound(d + 1, rank_max)
             for i in range(first[d], top[d]):
                 cur[i] = q_slot[pend[i]]
     return found, nodes
 
 
 @kernel(inline="always")
-def _open_bound(rank, by_letter):
-    """The sum over ranks rank.. of the max of by_letter over all 32 columns (a letter outside a
-    rank's bucket has no children there, so its column stays 0): contiguous, no indirection."""
+def _open_bound(rank, rank_max):
+    """The sum over ranks rank.. of the max of their by_letter (kept as the sums grow)."""
     total = 0
-    for r in range(rank, by_letter.shape[0]):
-        best = 0
-        for a in range(32):
-            if by_letter[r, a] > best:
-                best = by_letter[r, a]
-        total += best
+    for r in range(rank, rank_max.shape[0]):
+        total += rank_max[r]
     return total

@@ -49,7 +49,7 @@ def plan_search(charset: Charset, shape: Shape, method: str, seed: int | None, t
     codes = sorted(set(parse_letters(alphabet, charset, "alphabet"))) if alphabet else range(len(charset))
     space = BoardSpace(shape, np.array(codes, np.int64))
     chosen.check_pool(pool, space)
-    start_codes = board_to_codes(parse_board(start, shape), charset) if start else None
+    start_codes = board_to_codes(parse_board(start, shape, charset), charset) if start else None
     if start_codes is not None:
         outside = sorted(set(charset.symbols(start_codes.tolist()).upper()) - set(charset.symbols(codes).upper()))
         if outside:

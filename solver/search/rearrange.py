@@ -18,7 +18,6 @@ import numpy as np
 
 from ..backends import Scorer
 from ..board import Board, Shape, neighbours, parse_board
-from ..charset import fold, symbol_of
 from ..engine import Found, solve_one
 from ..errors import DawgError
 from .find import check_common, run_method
@@ -56,7 +55,7 @@ def pair_worth(scorer: Scorer, multiset: list[int]) -> np.ndarray:
     worth = np.zeros(size * size, np.int64)
     firsts, seconds, values = [], [], []
     for found in spellable_words(scorer, multiset):
-        codes = charset.codes(fold(found.word))
+        codes = charset.codes(charset.fold(found.word))
         firsts.extend(codes[:-1])
         seconds.extend(codes[1:])
         values.extend([found.points] * (len(codes) - 1))
@@ -100,8 +99,8 @@ def rearrange(scorer: Scorer, letters: str, shape: Shape, budget: Budget, method
     seed = check_common(pool, 1, seed)
     lex = scorer.lexicon
     charset = lex.charset
-    board = parse_board(letters, shape)
-    odd = next((cell for cell, face in enumerate(board.faces) if len(symbol_of(face)) != 1), None)
+    board = parse_board(letters, shape, charset)
+    odd = next((cell for cell, face in enumerate(board.faces) if len(charset.symbol_of(face)) != 1), None)
     if odd is not None:
         raise DawgError(f"board {board.notation!r}: {board.cell_text(odd)!r} cannot be rearranged: only letters "
                         f"and Qu, not blanks or two-letter faces")
@@ -114,5 +113,5 @@ def rearrange(scorer: Scorer, letters: str, shape: Shape, budget: Budget, method
     start_board: Board = canonical_board(codes_to_board(start, charset, shape))
     return RearrangeResult(result, "".join(sorted(charset.symbols(multiset))),
                            ScoredBoard(start_board.notation, lex.score(start_board)),
-                           lex.words(parse_board(result.best.board, shape)))
+                           lex.words(parse_board(result.best.board, shape, charset)))
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..board import Board, Shape
-from ..charset import Charset, symbol_of
+from ..charset import Charset, face_text, lower
 from ..errors import DawgError, ParameterError
 
 
@@ -19,10 +20,10 @@ def board_to_codes(board: Board, charset: Charset) -> np.ndarray:
     """Letter codes of a board of single letters (and Qu) from the charset."""
     codes = []
     for cell in range(board.shape.cells):
-        symbol = symbol_of(board.faces[cell])
+        symbol = charset.symbol_of(board.faces[cell])
         if len(symbol) != 1:
             raise DawgError(f"board {board.notation!r}: {board.cell_text(cell)!r} is not a letter of the "
-                            f"lexicon's charset {charset.letters.upper()}")
+                            f"lexicon's charset {charset.display(charset.letters)}")
         code = charset.code(symbol)
         if code < 0:
             raise DawgError(f"board {board.notation!r}: {charset.foreign(board.cell_text(cell))}")
@@ -31,16 +32,17 @@ def board_to_codes(board: Board, charset: Charset) -> np.ndarray:
 
 
 def parse_letters(text: str, charset: Charset, what: str) -> list[int]:
-    """Codes of the letters of `text` ('q' = Qu die; case, spaces and commas ignored)."""
+    """Codes of the letters of `text` (a tile's symbol is its die, 'q' Qu's in English; case, spaces
+    and commas ignored)."""
     codes = []
-    for ch in text.lower():
+    for ch in map(lower, unicodedata.normalize("NFC", text)):
         if ch in " ,":
             continue
-        if not ("a" <= ch <= "z"):
-            raise ParameterError(what, f"{ch!r} is not a letter a-z ('q' is the Qu die)")
+        if not ch.isalpha():
+            raise ParameterError(what, f"{ch!r} is not a letter")
         code = charset.code(ch)
         if code < 0:
-            raise ParameterError(what, charset.foreign(ch.upper()))
+            raise ParameterError(what, charset.foreign(face_text(ch)))
         codes.append(code)
     if not codes:
         raise ParameterError(what, "no letters given")

@@ -1,0 +1,314 @@
+"""The warm server under load and under fire, on loopback, against a real `dawg-solve serve` process.
+
+Run from the repository root:
+    python benchmarks/server_bench.py            # writes benchmarks/results/server.md (about 2 minutes)
+    python benchmarks/server_bench.py --quick    # smoke run: fewer requests, prints the tables
+
+Three measurements (issue 23), all on the shipped default lexicon:
+  (a) one 5x5 board (the first of ../shared/bench/dice5x5-10k.txt) solved through POST /api/solve
+      (score, words and paths) by 1, 8 and 64 concurrent clients: latency p50 / p99 and requests/s;
+  (b) batch scoring through POST /api/score (the file's 10,000 boards, one request) in boards/s, beside
+      `dawg-solve --boards` on the same boards with the same --jobs in the same run (its own rate line,
+      which leaves its start-up out, as /api/score leaves the server's out; and its whole process);
+  (c) 1,000 bad requests (malformed JSON, wrong types, boards too big, unknown lexicons, bodies over the
+      limit), each of which must be answered 4xx, while one more client solves the board of (a) one
+      request at a time; its latency before and during the flood.
+The solving clients are threads of this process, each with a keep-alive connection of the standard library's
+http.client; the flood comes from asyncio tasks of httpx2 in a process of its own. All share the machine's
+cores with the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import multiprocessing
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from common import (
+    SOLVER_CLI,
+    Conditions,
+    add_options,
+    load_average,
+    measure_interleaved,
+    publish,
+    repeats_from,
+    runs_cell,
+    shared,
+    stats_cells,
+    timed_call,
+)
+
+CONCURRENCY = (1, 8, 64)
+TARGET_P50_MS = 5.0
+TARGET_BATCH_SHARE = 0.8
+FAULTS = 1_000
+FAULT_CLIENTS = 8
+
+
+def start_server(jobs: int) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([*SOLVER_CLI, "serve", "--port", "0", "--jobs", str(jobs)], stderr=subprocess.PIPE,
+                            text=True)
+    for line in proc.stderr:
+        found = re.search(r"at (http://\S+)/ ", line)
+        if found:
+            return proc, found[1]
+    sys.exit(f"the server did not start (status {proc.wait()})")
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+class Solver:
+    """One client: a keep-alive connection (the standard library's, the lightest client there is, so that the
+    figures are the server's more than the client's) that solves one board and checks its score."""
+
+    def __init__(self, url: str, board: str, expected: int) -> None:
+        self.host, self.port = urlsplit(url).hostname, urlsplit(url).port
+        self.body, self.expected = json.dumps({"board": board}).encode(), expected
+        self.connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
+
+    def solve(self) -> float:
+        """One request; its latency in seconds."""
+        started = time.perf_counter()
+        self.connection.request("POST", "/api/solve", self.body, {"content-type": "application/json"})
+        response = self.connection.getresponse()
+        body = response.read()
+        latency = time.perf_counter() - started
+        if response.status != 200 or json.loads(body)["score"] != self.expected:
+            sys.exit(f"/api/solve answered {response.status}: {body[:200]!r}")
+        return latency
+
+
+def hammer(clients: list[Solver], requests: int) -> tuple[list[float], float]:
+    """`requests` solves shared by the clients, each on a thread of its own: every latency, and the wall time."""
+    share = [requests // len(clients) + (i < requests % len(clients)) for i in range(len(clients))]
+    started = time.perf_counter()
+    with ThreadPoolExecutor(len(clients)) as pool:
+        runs = list(pool.map(lambda pair: [pair[0].solve() for _ in range(pair[1])], zip(clients, share)))
+    return [latency for run in runs for latency in run], time.perf_counter() - started
+
+
+BAD_REQUESTS = [
+    ("malformed JSON", dict(content=b'{"board": "abc', headers={"content-type": "application/json"})),
+    ("wrong type", dict(json={"board": 12345})),
+    ("too many cells", dict(json={"board": "e" * 64})),
+    ("unknown lexicon", dict(json={"board": "abcd", "lexicon": "../../etc/passwd"})),
+    ("body over the limit", dict(content=b" " * ((1 << 20) + 1), headers={"content-type": "application/json"})),
+]
+
+
+def flood(url: str, count: int) -> tuple[dict[str, dict[int | str, int]], float]:
+    """`count` bad requests, the kinds in turn, by FAULT_CLIENTS tasks (run in a process of its own, so that
+    the probing client's latency is the server's, not this loop's): {kind: {status: count}}, and the wall time."""
+    import httpx2
+
+    answers: dict[str, dict[int | str, int]] = {kind: {} for kind, _ in BAD_REQUESTS}
+    sent = 0
+
+    async def worker(client) -> None:
+        nonlocal sent
+        while sent < count:
+            kind, request = BAD_REQUESTS[sent % len(BAD_REQUESTS)]
+            sent += 1
+            try:
+                status = (await client.post(f"{url}/api/solve", **request)).status_code
+            except Exception as err:  # noqa: BLE001 (a refused or reset connection is recorded, not raised)
+                status = type(err).__name__
+            answers[kind][status] = answers[kind].get(status, 0) + 1
+
+    async def attack() -> float:
+        async with httpx2.AsyncClient(timeout=60, limits=httpx2.Limits(max_connections=FAULT_CLIENTS)) as client:
+            started = time.perf_counter()
+            await asyncio.gather(*(worker(client) for _ in range(FAULT_CLIENTS)))
+            return time.perf_counter() - started
+
+    return answers, asyncio.run(attack())
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far, all its threads (Linux's /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def latency_table(url: str, board: str, expected: int, requests: int, server_pid: int) -> list[str]:
+    lines = ["| clients | requests | p50 ms | p99 ms | requests/s | server CPU ms per request |",
+             "|---:|---:|---:|---:|---:|---:|"]
+    for count in CONCURRENCY:
+        clients = [Solver(url, board, expected) for _ in range(count)]
+        hammer(clients, 2 * count)  # open the connections
+        total = max(requests, 10 * count)
+        cpu = cpu_seconds(server_pid)
+        latencies, wall = hammer(clients, total)
+        cpu = (cpu_seconds(server_pid) - cpu) / total * 1e3
+        p50, p99 = percentile(latencies, 0.5) * 1e3, percentile(latencies, 0.99) * 1e3
+        lines.append(f"| {count} | {total:,} | {p50:.2f} | {p99:.2f} | {total / wall:,.0f} | {cpu:.2f} |")
+        print(f"  {count} clients: p50 {p50:.2f} ms, p99 {p99:.2f} ms, {total / wall:,.0f} requests/s", file=sys.stderr)
+    return lines
+
+
+def fault_table(url: str, board: str, expected: int, faults: int, probes: int) -> tuple[list[str], bool]:
+    probe = Solver(url, board, expected)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as attacker:
+        attacker.submit(int, 0).result()  # the attacking process started before the flood
+        hammer([probe], 20)
+        before, _ = hammer([probe], probes)
+        flooding = attacker.submit(flood, url, faults)
+        during: list[float] = []
+        while not flooding.done():
+            during.append(probe.solve())
+        answers, wall = flooding.result()
+        after, _ = hammer([probe], probes)
+    all_4xx = all(isinstance(status, int) and 400 <= status < 500 for kinds in answers.values() for status in kinds)
+    lines = [f"{faults:,} bad requests in {wall:.2f} s ({faults / wall:,.0f}/s) from {FAULT_CLIENTS} clients (httpx2, "
+             f"asyncio) in a process of their own; how each kind was answered:", "",
+             "| kind | answers |", "|---|---|"]
+    lines += [f"| {kind} | {', '.join(f'{n} x {status}' for status, n in sorted(kinds.items(), key=str))} |"
+              for kind, kinds in answers.items()]
+    lines += ["", "The parallel client's /api/solve latency, one request at a time (the flooding process needs a core "
+              "of its own too: on this machine's cores, shared with the server, part of a rise is theirs):", "",
+              "| phase | requests | p50 ms | p99 ms |", "|---|---:|---:|---:|"]
+    for phase, values in (("before", before), ("during the flood", during), ("after", after)):
+        lines.append(f"| {phase} | {len(values):,} | {percentile(values, 0.5) * 1e3:.2f} | "
+                     f"{percentile(values, 0.99) * 1e3:.2f} |")
+    print(f"  flood: {json.dumps(answers)}; probe p50 before {percentile(before, 0.5) * 1e3:.2f} ms, during "
+          f"{percentile(during, 0.5) * 1e3:.2f} ms", file=sys.stderr)
+    return lines, all_4xx
+
+
+def batch_measurements(url: str, boards: list[str], boards_file, jobs: int, expected: list[int]):
+    import httpx2
+
+    client = httpx2.Client(timeout=120)
+    cli_rates: list[float] = []
+
+    def api() -> float:
+        response = client.post(f"{url}/api/score", json={"boards": boards})
+        if response.status_code != 200 or response.json()["scores"] != expected:
+            sys.exit(f"/api/score answered {response.status_code}: {response.text[:200]}")
+
+    def cli() -> None:
+        run = subprocess.run([*SOLVER_CLI, "--boards", str(boards_file), "--jobs", str(jobs)], capture_output=True,
+                             text=True)
+        if run.returncode != 0 or [int(x) for x in run.stdout.split()] != expected:
+            sys.exit(f"dawg-solve --boards failed: {run.stderr[-300:]}")
+        cli_rates.append(float(re.search(r": ([\d,]+) boards/s", run.stderr)[1].replace(",", "")))
+
+    return {"API": lambda: timed_call(api)[0], "CLI": lambda: timed_call(cli)[0]}, cli_rates
+
+
+def walk_times(board: str, times: int) -> tuple[float, float]:
+    """Median milliseconds of listing a board's words in this process, without HTTP: with the compiled walk
+    /api/solve runs, and with `Lexicon.words` (CPython, what `dawg-solve BOARD` runs)."""
+    from boggle_dawg.defaults import lexicon_or_default
+    from boggle_dawg.server.served import close_served, open_served
+    from boggle_dawg.solver.board import parse_board
+
+    served = open_served([None], None, jobs=1)
+    one, parsed = next(iter(served.values())), parse_board(board)
+    lex = lexicon_or_default(None)
+    compiled = statistics.median(timed_call(lambda: one.words(parsed))[0].wall for _ in range(times)) * 1e3
+    python = statistics.median(timed_call(lambda: lex.words(board))[0].wall for _ in range(times)) * 1e3
+    close_served(served)
+    return compiled, python
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_options(parser, runs=5, max_runs=8, quick_runs=2, results="server.md")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="scoring threads of the server and the CLI "
+                                                                         "(default: every core)")
+    parser.add_argument("--requests", type=int, default=None, help="solves per concurrency (default 500; 100 with --quick)")
+    args = parser.parse_args()
+    requests = args.requests or (100 if args.quick else 500)
+    faults = 200 if args.quick else FAULTS
+    repeats = repeats_from(args)
+
+    conditions = Conditions()
+    boards_file = shared("bench", "dice5x5-10k.txt")
+    boards = boards_file.read_text().split()
+    subprocess.run([*SOLVER_CLI, boards[0]], check=True, capture_output=True)  # the default lexicon, compiled once
+    proc, url = start_server(args.jobs)
+    try:
+        import httpx2
+
+        first = httpx2.post(f"{url}/api/solve", json={"board": boards[0]}, timeout=60).json()
+        expected = httpx2.post(f"{url}/api/score", json={"boards": boards}, timeout=120).json()["scores"]
+        assert expected[0] == first["score"]
+
+        print("one board:", file=sys.stderr)
+        load_a = load_average()
+        walk_ms = walk_times(boards[0], requests // 5)
+        latency = latency_table(url, boards[0], first["score"], requests, proc.pid)
+        load_b = load_average()
+
+        print("batch:", file=sys.stderr)
+        measurements, cli_rates = batch_measurements(url, boards, boards_file, args.jobs, expected)
+        series = measure_interleaved(measurements, repeats, lambda line: print(f"  {line}", file=sys.stderr))
+        load_c = load_average()
+        api_rates, cli_wall = series["API"].rates(len(boards)), series["CLI"].rates(len(boards))
+        cli_own = statistics.median(cli_rates)
+        share = api_rates.median / cli_own
+        batch = ["| how | min | median | max | spread | runs |", "|---|---:|---:|---:|---:|---:|",
+                 f"| POST /api/score (one request, JSON both ways) | {stats_cells(api_rates)} | "
+                 f"{runs_cell(series['API'], repeats)} |",
+                 f"| `dawg-solve --boards`, its own rate line (start-up left out) | "
+                 f"{stats_cells(type(api_rates).of(cli_rates))} | {len(cli_rates)} |",
+                 f"| `dawg-solve --boards`, whole process (start-up included) | {stats_cells(cli_wall)} | "
+                 f"{runs_cell(series['CLI'], repeats)} |",
+                 "", f"The API's median is {share:.0%} of the command line's own rate (target: at least "
+                 f"{TARGET_BATCH_SHARE:.0%}); scores equal in every run."]
+
+        print("faults:", file=sys.stderr)
+        faults_lines, all_4xx = fault_table(url, boards[0], first["score"], faults, requests // 2)
+        load_d = load_average()
+        if not all_4xx:
+            print("  some bad requests were not answered 4xx", file=sys.stderr)
+    finally:
+        proc.terminate()
+        status = proc.wait(30)
+    conditions.finish()
+
+    p50_one = float(latency[2].split("|")[3])
+    text = "\n".join([
+        "# Server benchmark", "",
+        conditions.header(), "",
+        f"A real `dawg-solve serve --jobs {args.jobs}` on 127.0.0.1 with the shipped default lexicon (sowpods, "
+        f"trie); the solving clients (threads, each with a keep-alive `http.client` connection) run in the "
+        f"benchmark's own process on the same machine, sharing its {os.cpu_count()} cores with the server (and, "
+        f"on the developers' machine, with whatever else runs there: see the load averages). The server stopped "
+        f"on SIGTERM with status {status}.", "",
+        f"## One 5x5 board, solved ({boards[0]}: {first['score']} points, {first['word_count']} words with paths)",
+        "", f"POST /api/solve; target: p50 under {TARGET_P50_MS:g} ms with one client "
+            f"({'met' if p50_one < TARGET_P50_MS else 'missed'}: {p50_one:.2f} ms). Listing the board's words "
+            f"without HTTP, in the benchmark's own process in the same run (median): {walk_ms[0]:.2f} ms with the "
+            f"compiled walk the endpoint runs, {walk_ms[1]:.2f} ms with `Lexicon.words` in CPython (what "
+            f"`dawg-solve BOARD` runs, to start without numba); the rest of a request is HTTP, JSON and the "
+            f"hand-over to a thread. The server's CPU time per request (its own, whatever else runs) is what "
+            f"a request costs when a core is free; the latencies also hold the waits for a core.", "",
+        *latency, "", conditions.note(load_a, load_b), "",
+        f"## Batch scoring ({len(boards):,} boards of {boards_file.name}, --jobs {args.jobs}, boards/s)", "",
+        f"{repeats.describe()}, API and CLI in rotating order.", "",
+        *batch, "", conditions.note(load_b, load_c), "",
+        "## Bad requests while a client plays", "",
+        *faults_lines, "",
+        f"Every bad request answered 4xx: {'yes' if all_4xx else 'NO'}.", "",
+        conditions.note(load_c, load_d), ""])
+    publish(args, text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""`dawg-solve serve`: the warm server, a JSON API and the browser game (boggle_dawg/server).
+
+    dawg-solve serve [FILE...] [--dice FILE]... [--host 127.0.0.1] [--port 8000] [--allow-origin ORIGIN]... [limits]
+
+The web framework and uvicorn are imported only here, inside the command: no other
+command, and not the one-board path, pays for them.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import sys
+from pathlib import Path
+
+import typer
+
+from .cli_common import jobs_option
+from .program import PROG
+from .server.served import Limits, close_served, open_served
+from .solver.errors import DawgError
+from .solver.formats import format_help
+
+DEFAULTS = Limits()
+
+
+def serve(
+    files: list[Path] = typer.Argument(None, metavar="[FILE...]",
+                                       help="Lexicons to serve, named in requests by their file stem; the first is "
+                                            "the default (default: the shipped one)."),
+    dice: list[Path] = typer.Option(None, "--dice", "-d", metavar="FILE",
+                                    help="A dice file to serve besides the built-in sets (Tanglet's format or the "
+                                         "built-in one; any alphabet), named by its stem, or by its folder for a "
+                                         "file called dice (.../tanglet/de/dice: de); repeat for more."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (0.0.0.0: every interface)."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port (0: any free one, printed)."),
+    allow_origin: list[str] = typer.Option(None, "--allow-origin", metavar="ORIGIN",
+                                           help="Let pages from ORIGIN (e.g. http://localhost:3000, or *) call "
+                                                "the API (CORS); repeat for more [default: none]."),
+    max_body_bytes: int = typer.Option(DEFAULTS.body_bytes, "--max-body-bytes", min=1, help="Largest request body."),
+    max_cells: int = typer.Option(DEFAULTS.cells, "--max-cells", min=1, help="Most cells of a board."),
+    max_batch: int = typer.Option(DEFAULTS.batch, "--max-batch", min=1,
+                                  help="Most boards of a batch (and rolls, looked-up or judged words of a request)."),
+    max_words: int = typer.Option(DEFAULTS.words, "--max-words", min=1, help="Most words listed for a prefix."),
+    jobs: int = typer.Option(0, "--jobs", "-j", help="Threads scoring batches (0 = all cores)."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
+    access_log: bool = typer.Option(False, "--access-log", help="Log every request on stderr."),
+) -> None:
+    """Serve a JSON API (solve, score, look up, roll) and the browser game at / until Ctrl-C or SIGTERM."""
+    files = files or [None]
+    limits = Limits(body_bytes=max_body_bytes, cells=max_cells, batch=max_batch, words=max_words)
+    served = open_served(files, fmt, jobs_option(jobs),
+                         announce=lambda message: print(f"{PROG}: {message}", file=sys.stderr), dice_files=dice or [])
+    try:
+        from .server.app import create_app
+
+        app = create_app(served, limits, tuple(allow_origin or ()))
+        sock = _listen(host, port)
+        host, port = sock.getsockname()[:2]
+        where = f"[{host}]" if ":" in host else host
+        print(f"{PROG}: serving {', '.join(served)} at http://{where}:{port}/ (the game; the API under /api, "
+              f"its schema at /openapi.json); Ctrl-C stops", file=sys.stderr, flush=True)
+        _run(app, sock, access_log)
+    finally:
+        close_served(served)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here so that a port in use is one line of error; it listens at once,
+    so that connections made as soon as the address is printed wait for uvicorn instead of failing."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as err:
+        raise DawgError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+    return sock
+
+
+def _run(app, sock: socket.socket, access_log: bool) -> None:
+    """Run uvicorn until Ctrl-C or SIGTERM, then return: either is a server's normal end (status 0).
+    uvicorn catches both, shuts down gracefully and then raises the signal again; the handlers set
+    here make that second delivery a no-op instead of a KeyboardInterrupt or a kill."""
+    import uvicorn
+
+    config = uvicorn.Config(app, access_log=access_log, log_level="info" if access_log else "warning",
+                            timeout_graceful_shutdown=5)
+    previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    print(f"{PROG}: stopped", file=sys.stderr)

@@ -1,0 +1,197 @@
+"""What a server serves: its lexicons, opened and warmed once, the dice sets that fit each, and
+the limits it keeps.
+
+Dice sets are the built-in ones and the files of `serve --dice FILE`, served by a name: a file
+called `dice` (Tanglet's layout, .../tanglet/de/dice) by its folder's name (`de`), any other by its
+stem (my-dice.txt: `my-dice`). Each lexicon reads every set with its own charset (a Polish 'Q' is a
+plain Q, an English one the Qu die) and offers the sets whose faces all lie in that charset.
+
+Kept free of the web framework, so that `dawg-solve serve --help` (which reads the limits'
+defaults) and the rest of the program never import it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..defaults import DEFAULT_WORD_LIST, lexicon_or_default
+from ..solver.backends import Scorer
+from ..solver.board import MAX_SIDE, Board, Shape
+from ..solver.charset import Charset
+from ..solver.dice_sets import DEFAULT_DICE, DICE_FOR_SIDE, DiceSet, builtin_dice_names, load_dice
+from ..solver.engine import Found, solve_one
+from ..solver.errors import DawgError
+from ..solver.formats.common import MANIFEST_FILE
+from ..solver.lexicon import Lexicon, read_manifest
+
+WARM_SIDE = 5  # the warm-up board: 5x5, the largest common game
+TANGLET_DICE_FILE = "dice"  # Tanglet's dice file, one per language folder
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one request may ask for; anything more is refused with a 4xx and a JSON error."""
+
+    body_bytes: int = 1 << 20  # request body
+    cells: int = 36  # cells of a board (6x6, Super Big Boggle's)
+    batch: int = 10_000  # boards of one batch, rolls of one request
+    words: int = 1_000  # words listed for a prefix
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if value < 1:
+                raise DawgError(f"limit {name}: must be 1 or more, got {value}")
+
+
+@dataclass
+class Served:
+    """One lexicon as the server holds it: its name in requests, the lexicon, the shortest word
+    its build kept (None without a manifest) and the scorer that batches use."""
+
+    name: str
+    lexicon: Lexicon
+    min_length: int | None
+    scorer: Scorer
+    dice: tuple[DiceSet, ...] = ()  # the served sets that fit, read with its charset
+
+    def default_dice(self, shape: Shape | None) -> DiceSet | None:
+        """The set a roll uses when none is named: of those that fit and fill `shape` (any, without
+        one), the one named as the lexicon's language (Tanglet's `de` for German), else the real game's
+        for the size (classic, big, super-big), else the first; None when no set fits."""
+        filling = [d for d in self.dice if shape is None or len(d.dice) == shape.cells]
+        preferred = (self.lexicon.language.name, DICE_FOR_SIDE.get(shape.rows) if shape and shape.square else DEFAULT_DICE)
+        return next((d for name in preferred for d in filling if d.name == name), next(iter(filling), None))
+
+    def words(self, board: Board, skip_foreign: bool = False) -> list[Found]:
+        """`Lexicon.words`, on the compiled walk: numba is loaded here anyway, for the batches."""
+        lex = self.lexicon
+        return solve_one(lex.walk, lex.walk.inputs, board, lex.charset, skip_foreign, want_words=True, compiled=True)[2]
+
+    def describe(self) -> dict:
+        info = self.lexicon.info()
+        language = self.lexicon.language
+        default = self.default_dice(None)
+        return {"name": self.name, "format": info["format"], "charset": info["charset"], "words": info["words"],
+                "max_length": info["max_length"], "min_length": self.min_length,
+                "language": {"name": language.name, "title": language.title},
+                "dice": [describe_dice(d) for d in self.dice], "default_dice": default.name if default else None}
+
+
+def describe_dice(dice: DiceSet) -> dict:
+    return {"name": dice.name, "description": dice.description, "size": str(dice.shape()), "dice": len(dice.dice)}
+
+
+@dataclass(frozen=True)
+class DiceSource:
+    """A dice set as the server serves it: its name in requests and what `load_dice` reads."""
+
+    name: str
+    spec: str
+
+    def sets(self, charset: Charset) -> list[DiceSet]:
+        """Every set of the source read with `charset` (Tanglet's files hold a 4x4 and a 5x5 set;
+        `load_dice` picks one by the board it fills), named by the source; each fills a square board."""
+        first = load_dice(self.spec, charset)
+        found = {}
+        for side in range(1, MAX_SIDE + 1):
+            with suppress(DawgError):  # no set of this file fills a board of this side
+                one = load_dice(self.spec, charset, Shape(side, side))
+                if len(one.dice) == side * side:
+                    found.setdefault(one.dice, one)
+        if not found:
+            first.shape()  # the library's one line: these dice fill no square board
+        return [dataclasses.replace(one, name=self.name) for one in found.values()]
+
+    def fitting(self, charset: Charset) -> list[DiceSet]:
+        """The sets whose every face `charset` can show (a blank, a letter, a tile, two letters of it)."""
+        return [d for d in self.sets(charset) if all(charset.cell_code(face) >= 0 for die in d.dice for face in die)]
+
+
+def dice_sources(files: list[Path]) -> list[DiceSource]:
+    """The built-in sets, then each dice file by its served name (see the module); a name served twice
+    is a one-line error."""
+    sources = [DiceSource(name, name) for name in builtin_dice_names()]
+    for file in files:
+        name = file.parent.resolve().name if file.name == TANGLET_DICE_FILE else file.stem
+        if not file.is_file():
+            raise DawgError(f"--dice {file}: no such file")
+        taken = next((s for s in sources if s.name == name), None)
+        if taken is not None:
+            raise DawgError(f"--dice {file}: would be served as {name!r}, as {taken.spec} is; rename the file")
+        sources.append(DiceSource(name, str(file)))
+    return sources
+
+
+def served_name(file: Path | None) -> str:
+    """How requests name a lexicon: its file's stem (a build directory's name), or the shipped word
+    list's stem for the default lexicon."""
+    return Path(DEFAULT_WORD_LIST).stem if file is None else file.resolve().stem
+
+
+def _min_length(file: Path) -> int | None:
+    directory = file if file.is_dir() else file.parent
+    if not (directory / MANIFEST_FILE).is_file():
+        return None
+    return read_manifest(directory / MANIFEST_FILE).data["options"]["min_length"]
+
+
+def open_served(files: list[Path | None], fmt: str | None, jobs: int, announce=None,
+                dice_files: list[Path] = ()) -> dict[str, Served]:
+    """Open each lexicon once (None: the shipped default, compiled on first use, which `announce`
+    is told), open a scorer of `jobs` threads for it, find the dice sets that fit it (the built-in
+    ones and `dice_files`), and warm both compiled paths (the walk of one board with its words, the
+    batch driver) on a board of its own words, so the first request waits for neither numba's cache
+    nor its compiler. A dice file that fits none of the lexicons is a one-line error."""
+    served: dict[str, Served] = {}
+    sources = dice_sources(list(dice_files))
+    try:
+        for file in files:
+            name = served_name(file)
+            if name in served:
+                raise DawgError(f"{file}: two lexicons would be served as {name!r}; serve one of them")
+            lexicon = lexicon_or_default(file, fmt, announce)
+            min_length = _min_length(Path(lexicon.path))
+            dice = tuple(d for source in sources for d in source.fitting(lexicon.charset))
+            served[name] = Served(name, lexicon, min_length, lexicon.scorer(jobs), dice)
+            warm(served[name])
+        used = {d.name for one in served.values() for d in one.dice}
+        unused = next((s for s in sources[len(builtin_dice_names()):] if s.name not in used), None)
+        if unused is not None:
+            raise DawgError(f"--dice {unused.spec}: fits none of the served lexicons (its faces use letters "
+                            f"outside their charsets)")
+    except BaseException:
+        close_served(served)
+        raise
+    return served
+
+
+def warm_board(lexicon: Lexicon) -> Board:
+    """A 5x5 board of the lexicon's own words (the first of each letter), laid along a snake of
+    adjacent cells: its walk finds words in any alphabet, so every kernel path is compiled."""
+    cells = WARM_SIDE * WARM_SIDE
+    symbols = ""
+    for letter in lexicon.charset.letters:
+        if len(symbols) >= cells:
+            break
+        symbols += next((folded for folded, _ in lexicon.iter_numbered_words(prefix=letter)), "")
+    symbols = (symbols or lexicon.charset.letters) * cells
+    snake = [row * WARM_SIDE + (col if row % 2 == 0 else WARM_SIDE - 1 - col)
+             for row in range(WARM_SIDE) for col in range(WARM_SIDE)]
+    faces = [""] * cells
+    for at, cell in enumerate(snake):
+        faces[cell] = lexicon.charset.face_of(symbols[at])
+    return Board(tuple(faces), Shape(WARM_SIDE, WARM_SIDE))
+
+
+def warm(served: Served) -> None:
+    board = warm_board(served.lexicon)
+    served.words(board)
+    served.lexicon.score_many([board], scorer=served.scorer)
+
+
+def close_served(served: dict[str, Served]) -> None:
+    for one in served.values():
+        one.scorer.close()

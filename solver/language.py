@@ -1,0 +1,202 @@
+"""Languages: the letters a lexicon is written in, how a word list's spellings fold into them,
+its multi-letter dice faces and its vowels.
+
+A language is a small TOML file (the built-in ones are in solver/languages/;
+`--language FILE` takes a copy of one, edited):
+
+    name = "de"                      # short name: build directories, the manifest
+    title = "Deutsch"                # what a person reads
+    letters = "abcdefghijklmnopqrstuvwxyz"  # the alphabet, in code order
+    tiles = [["q", "qu"]]            # a letter that stands for a multi-letter die face
+    folds = [["ä", "ae"], ["ß", "ss"]]  # letters a list may hold, and what they count as
+    vowels = "aeiou"                 # the proof's default split puts these in one bucket
+    capitalised_nouns = true         # optional: a capital letter does not make a proper noun
+
+A word's game form (`game_form`) is its NFC form in lower case, with the folds
+applied, then Unicode case folding for anything left (ſ -> s, ligatures) and
+NFC again; the lexicon's charset then turns each tile face into its letter
+(`Charset.fold`). Letters must be single code points that case folding keeps
+(so 'ß', which folds to "ss", cannot be a letter), fold sources single lower-case
+letters outside the alphabet, and fold results letters of the alphabet.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from pathlib import Path
+
+from .charset import MAX_LETTERS, Charset
+from .errors import DawgError, reading
+
+DEFAULT_LANGUAGE = "en"
+MAX_LANGUAGE_BYTES = 64 << 10  # a language file is a dozen lines
+_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
+_FIELDS = {"name", "title", "letters", "tiles", "folds", "vowels", "capitalised_nouns"}
+
+
+def _directory() -> Path:
+    return Path(__file__).with_name("languages")
+
+
+def builtin_language_names() -> list[str]:
+    """Names of the languages shipped in solver/languages/."""
+    return sorted(p.stem for p in _directory().glob("*.toml"))
+
+
+@dataclass(frozen=True)
+class Language:
+    """A language definition (see the module); `source` is the file it was read from."""
+
+    name: str
+    title: str
+    letters: str
+    tiles: tuple[tuple[str, str], ...]
+    folds: tuple[tuple[str, str], ...]
+    vowels: str
+    capitalised_nouns: bool = False
+    source: str = field(default="", compare=False)
+
+    @cached_property
+    def _fold_table(self) -> dict[int, str]:
+        return {ord(letter): to for letter, to in self.folds}
+
+    def game_form(self, word: str) -> str:
+        """The word as the game spells it: NFC, lower case, folds, case folding (tiles not yet folded)."""
+        lowered = unicodedata.normalize("NFC", word).lower()
+        if self.folds:
+            lowered = lowered.translate(self._fold_table)
+        lowered = lowered.casefold()
+        return lowered if lowered.isascii() else unicodedata.normalize("NFC", lowered)
+
+    def charset(self, letters: str | None = None) -> Charset:
+        """The charset of all the language's letters, or of some of them, in the language's order."""
+        chosen = self.letters if letters is None else "".join(ch for ch in self.letters if ch in letters)
+        return Charset(chosen, self.tiles)
+
+    @property
+    def alphabet(self) -> str:
+        """How messages name the alphabet: 'A-Z' for a-z, else the title."""
+        return "A-Z" if self.letters == "abcdefghijklmnopqrstuvwxyz" else f"of {self.title}"
+
+    def manifest_section(self) -> dict:
+        """What a build's manifest records of its language: all of it (a charset may hold some of
+        its letters only), so that it reads back without the file it came from."""
+        return {"name": self.name, "title": self.title, "letters": self.letters,
+                "tiles": [list(pair) for pair in self.tiles], "folds": [list(pair) for pair in self.folds],
+                "vowels": self.vowels, "capitalised_nouns": self.capitalised_nouns}
+
+    @classmethod
+    def from_manifest(cls, section: dict, where: str) -> Language:
+        """The language a manifest records (`where` names it in errors)."""
+        return _parse(section, where)
+
+
+def load_language(spec: str | Path) -> Language:
+    """A built-in language by name (en, de, ...) or a language file by path."""
+    text = str(spec)
+    if text in builtin_language_names():
+        return _builtin(text)
+    path = Path(text)
+    if not path.exists() and "/" not in text and not text.endswith(".toml"):
+        raise DawgError(f"language {text!r}: neither a language file nor a built-in language "
+                        f"({', '.join(builtin_language_names())})")
+    return _read(path)
+
+
+@cache
+def _builtin(name: str) -> Language:
+    return _read(_directory() / f"{name}.toml")
+
+
+def _read(path: Path) -> Language:
+    with reading(path, "language file"), open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+        os.set_blocking(fh.fileno(), True)  # opening a FIFO must not wait for a writer; reading may
+        data = fh.read(MAX_LANGUAGE_BYTES + 1)
+    if len(data) > MAX_LANGUAGE_BYTES:
+        raise DawgError(f"{path}: larger than {MAX_LANGUAGE_BYTES >> 10} KiB, not a language file")
+    try:
+        table = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise DawgError(f"{path} line {line}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as err:
+        raise DawgError(f"{path}: not a TOML file ({err})") from None
+    return _parse(table, str(path))
+
+
+def _parse(table: dict, where: str) -> Language:
+    """A checked Language from a TOML table; the first bad field raises a DawgError naming it."""
+    def bad(name: str, problem: str) -> DawgError:
+        return DawgError(f"{where}: field {name}: {problem}")
+
+    unknown = sorted(set(table) - _FIELDS)
+    if unknown:
+        raise bad(unknown[0], f"unknown (the fields are {', '.join(sorted(_FIELDS))})")
+    for name in ("name", "title", "letters", "vowels"):
+        if name not in table:
+            raise bad(name, "missing")
+        if not isinstance(table[name], str):
+            raise bad(name, f"expected a string, got {table[name]!r}")
+    name, title = table["name"], table["title"]
+    if not _NAME.fullmatch(name):
+        raise bad("name", f"{name!r} is not a short name (a-z first, then a-z, 0-9, '-', '_'; 40 at most)")
+    if not title.strip() or not title.isprintable():
+        raise bad("title", f"{title!r} is not a one-line title")
+    letters = _letters(table["letters"], bad)
+    tiles = tuple(_pairs(table.get("tiles", {}), "tiles", bad))
+    for symbol, face in tiles:
+        if symbol not in letters:
+            raise bad("tiles", f"[{symbol!r}, {face!r}]: {symbol!r} is not one of the letters")
+        if len(face) < 2 or any(ch not in letters for ch in face):
+            raise bad("tiles", f"[{symbol!r}, {face!r}]: a face is two or more of the letters")
+    folds = tuple(_pairs(table.get("folds", {}), "folds", bad))
+    for source, target in folds:
+        shown = f"[{source!r}, {target!r}]"
+        if len(source) != 1 or not source.isalpha() or source != source.lower():
+            raise bad("folds", f"{shown}: what is folded is one lower-case letter")
+        if source in letters:
+            raise bad("folds", f"{shown}: {source!r} is a letter of the alphabet, it cannot fold")
+        outside = next((ch for ch in target if ch not in letters), None)
+        if outside is not None or not target:
+            raise bad("folds", f"{shown}: folds to {outside!r}, which is not one of the letters")
+    vowels = table["vowels"]
+    outside = next((ch for ch in vowels if ch not in letters), None)
+    if not vowels or outside is not None or len(set(vowels)) != len(vowels):
+        raise bad("vowels", f"{vowels!r}: distinct letters of the alphabet, at least one")
+    capitalised = table.get("capitalised_nouns", False)
+    if not isinstance(capitalised, bool):
+        raise bad("capitalised_nouns", f"expected true or false, got {capitalised!r}")
+    return Language(name, title, letters, tiles, folds, vowels, capitalised, where)
+
+
+def _letters(text: str, bad) -> str:
+    if not text:
+        raise bad("letters", "empty")
+    if len(text) > MAX_LETTERS:
+        raise bad("letters", f"{len(text)} letters, more than the {MAX_LETTERS} a lexicon can hold")
+    for ch in text:
+        if not ch.isalpha() or ch.casefold() != ch or unicodedata.normalize("NFC", ch) != ch:
+            raise bad("letters", f"{ch!r} (U+{ord(ch):04X}) is not a lower-case letter that case folding "
+                                 f"keeps (write it in NFC; 'ß' folds to 'ss')")
+    repeated = next((ch for ch in text if text.count(ch) > 1), None)
+    if repeated is not None:
+        raise bad("letters", f"{repeated!r} repeated")
+    return text
+
+
+def _pairs(value, name: str, bad):
+    """The (from, to) pairs of a list such as [["q", "qu"]], each string in NFC."""
+    if not isinstance(value, list):
+        raise bad(name, f"expected a list of pairs such as [[\"q\", \"qu\"]], got {value!r}")
+    for pair in value:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, str) for s in pair)):
+            raise bad(name, f"{pair!r} is not a pair of strings such as [\"q\", \"qu\"]")
+        yield unicodedata.normalize("NFC", pair[0]), unicodedata.normalize("NFC", pair[1])
+
+
+ENGLISH = load_language(DEFAULT_LANGUAGE)

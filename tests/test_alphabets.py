@@ -1,0 +1,282 @@
+"""Lexicons beyond A-Z: synthetic word lists over Greek, Cyrillic, a Polish-like 35-letter and a
+50-letter Latin + Greek alphabet (tiles included), built in every format through the compiler
+API with a language file, round-tripped by `verify` and `dawgc verify`, and scored by every
+format and both engines (CPython one board, numba batches), and by the CUDA kernel under the
+simulator, against the independent brute-force scorer on random boards; proofs in code order
+and over a wide trie; the headers, the board notation and the limits.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import unicodedata
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_cuda import simulate
+
+from boggle_dawg.compiler.build import build_lexicon
+from boggle_dawg.compiler.verify import verify
+from boggle_dawg.compiler.wordlist import ListOptions
+from boggle_dawg.solver.board import Shape, encode_texts, parse_board
+from boggle_dawg.solver.charset import MAX_LETTERS, Charset
+from boggle_dawg.solver.errors import DawgError
+from boggle_dawg.solver.formats import FORMATS
+from boggle_dawg.solver.formats.common import HEADER
+from boggle_dawg.solver.language import load_language
+from boggle_dawg.solver.lexicon import open_lexicon
+from boggle_dawg.solver.proof import prove
+from boggle_dawg.solver.search import canonical_board
+
+from bruteforce import Reference
+from support import run_cli
+
+GREEK = "αβγδεζηθικλμνξοπρστυφχψω"
+CYRILLIC = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"  # ё is out of code point order: code order is the language's
+POLISH = "aąbcćdeęfghijklłmnńoópqrsśtuvwxyzźż"
+LATIN_GREEK = "abcdefghijklmnopqrstuvwxyz" + GREEK  # 50 letters
+
+# name: (letters, tiles, letters most words and boards are made of: high codes and tiles among them)
+ALPHABETS = {
+    "greek": (GREEK, {}, "αεοστνψω"),
+    "cyrillic": (CYRILLIC, {}, "аеёоюяьн"),
+    "polish": (POLISH, {}, "aąeęłóźżq"),
+    "latin-greek": (LATIN_GREEK, {"q": "qu", "ω": "ωμα"}, "aeqsuαμωψ"),
+}
+
+
+def language_file(directory: Path, name: str, letters: str, tiles: dict[str, str],
+                  folds: dict[str, str] | None = None) -> Path:
+    """A language definition as a user writes one."""
+    tiles_list, folds_list = (", ".join(f'["{a}", "{b}"]' for a, b in pairs.items()) for pairs in (tiles, folds or {}))
+    path = directory / f"{name}.toml"
+    path.write_text(f'name = "{name}"\ntitle = "{name.title()}"\nletters = "{letters}"\ntiles = [{tiles_list}]\n'
+                    f'folds = [{folds_list}]\nvowels = "{letters[0]}"\n', encoding="utf-8")
+    return path
+
+
+def random_words(rng: random.Random, letters: str, common: str, tiles: dict[str, str], count: int) -> list[str]:
+    """Spelled words: mostly of the common letters, a tile's symbol always followed by its face."""
+    words = set()
+    while len(words) < count:
+        symbols = [rng.choice(common if rng.random() < 0.85 else letters) for _ in range(rng.randint(2, 8))]
+        words.add("".join(tiles.get(ch, ch) for ch in symbols))
+    return sorted(words)
+
+
+def random_board(rng: random.Random, letters: str, common: str, cells: int, tiles: dict[str, str]) -> list[str]:
+    """Cell tokens: symbols of the common letters mostly, a blank or a two-letter face (of letters
+    that are not tiles) now and then."""
+    plain, plain_common = ("".join(ch for ch in text if ch not in tiles) for text in (letters, common))
+    tokens = []
+    for _ in range(cells):
+        roll = rng.random()
+        if roll < 0.04:
+            tokens.append(".")
+        elif roll < 0.1:
+            tokens.append("(" + rng.choice(plain_common) + rng.choice(plain) + ")")
+        else:
+            tokens.append(rng.choice(common if roll < 0.85 else letters))
+    return tokens
+
+
+def faces_of(tokens: list[str], tiles: dict[str, str]) -> list[str]:
+    """The spelled face of each cell, as the reference reads a board."""
+    faces = []
+    for token in tokens:
+        inner = token.strip("()")
+        faces.append("" if token == "." else tiles.get(inner, inner) if len(inner) == 1 else inner)
+    return faces
+
+
+@pytest.fixture(scope="module", params=list(ALPHABETS))
+def alphabet(request, tmp_path_factory):
+    """(name, letters, tiles, common letters, build directory, source list, reference scorer)."""
+    name = request.param
+    letters, tiles, common = ALPHABETS[name]
+    tmp = tmp_path_factory.mktemp(name)
+    rng = random.Random(name)
+    words = random_words(rng, letters, common, tiles, 4000)
+    source = tmp / "words.txt"
+    source.write_text("\n".join(words) + "\n", encoding="utf-8")
+    language = load_language(str(language_file(tmp, name, letters, tiles)))
+    out = tmp / "build"
+    build_lexicon(source, language.charset(), out, options=ListOptions(language=language))
+    return name, letters, tiles, common, out, source, Reference(words)
+
+
+def test_builds_store_the_alphabet_and_round_trip(alphabet):
+    name, letters, tiles, _, out, source, _ = alphabet
+    result = verify(out, source)
+    assert result.ok, result.checks
+    proc = run_cli("boggle_dawg.dawgc_cli", "verify", str(out), "--source", str(source))
+    assert proc.returncode == 0 and "FAIL" not in proc.stdout, proc.stdout + proc.stderr
+    for fmt in FORMATS:
+        lex = open_lexicon(out, fmt)
+        assert lex.charset == Charset(letters, tuple(tiles.items()))
+        assert lex.language.name == name
+    head = (out / "trie.bin").read_bytes()[:HEADER.itemsize]
+    fields = np.frombuffer(head, HEADER)[0]
+    assert fields["version"] == 2 and int(fields["node_words"]) == (1 if len(letters) <= 26 else 2)
+
+
+@pytest.mark.parametrize("rows, cols", [(4, 4), (5, 5)])
+def test_every_format_and_engine_agree_with_brute_force(alphabet, rows, cols):
+    name, letters, tiles, common, out, _, reference = alphabet
+    rng = random.Random(f"{name}-{rows}")
+    boards = [random_board(rng, letters, common, rows * cols, tiles) for _ in range(40)]
+    expected = [reference.score(faces_of(tokens, tiles), rows, cols) for tokens in boards]
+    assert sum(expected) > 40, "boards this sparse test too little"
+    # the same boards in upper case, as tiles' faces and in NFD: one notation, whatever its spelling
+    texts = ["".join(t.upper() if i % 3 == 0 else t for i, t in enumerate(tokens)) for tokens in boards]
+    spelled = [unicodedata.normalize("NFD", "".join(f"({tiles[t]})" if t in tiles else t for t in tokens))
+               for tokens in boards]
+    for fmt in FORMATS:
+        lex = open_lexicon(out, fmt)
+        assert [lex.score(text) for text in texts] == expected, fmt
+        assert [lex.score(text) for text in spelled[:10]] == expected[:10], fmt
+        assert lex.score_many(texts).tolist() == expected, fmt
+        found = lex.words(texts[0])
+        assert {f.word for f in found} == reference.found(faces_of(boards[0], tiles), rows, cols)
+
+
+def test_cuda_kernel_agrees_under_the_simulator(alphabet):
+    """The CUDA kernel (in numba's simulator) on the same boards, narrow and wide tries alike."""
+    name, letters, tiles, common, out, _, reference = alphabet
+    rng = random.Random(f"{name}-cuda")
+    shape = Shape(4, 4)
+    boards = [random_board(rng, letters, common, shape.cells, tiles) for _ in range(12)]
+    lex = open_lexicon(out, "trie")
+    indices, codes = encode_texts(["".join(b) for b in boards], lex.charset, shape)[shape]
+    codes = codes[np.argsort(indices)]  # boards with two-letter faces come after the plain ones
+    expected = [reference.score(faces_of(tokens, tiles), 4, 4) for tokens in boards]
+    assert simulate(out, [(shape, codes)])["scores"] == [expected]
+
+
+def test_board_letter_outside_the_lexicon_names_the_cell(alphabet):
+    _, letters, _, _, out, _, _ = alphabet
+    lex = open_lexicon(out)
+    board = letters[0] * 5 + "ж" + letters[1] * 10 if "ж" not in letters else letters[0] * 5 + "z" + letters[1] * 10
+    with pytest.raises(DawgError, match=r"^board '.*': cell 2,2 '(Ж|Z)' uses a letter outside the lexicon's charset"):
+        lex.score(board)
+    with pytest.raises(DawgError, match="cell 2,2"):
+        lex.score_many([board])
+
+
+def test_q_is_the_qu_die_only_where_the_language_says_so(alphabet):
+    name, letters, tiles, _, out, _, reference = alphabet
+    lex = open_lexicon(out)
+    text = "q" + letters[1:16]
+    if "q" not in letters:
+        with pytest.raises(DawgError, match="cell 1,1 'Q' uses a letter outside"):
+            lex.score(text)
+        return
+    board = parse_board(text, None, lex.charset)
+    assert board.faces[0] == tiles.get("q", "q")
+    assert lex.score(board) == lex.score_many([text])[0] == reference.score(list(board.faces), 4, 4)
+
+
+SPANISH_WIDE = "abcdefghijklmnñopqrstuvwxyzü"  # 28 letters: wide node words, within a proof's 30
+
+
+@pytest.mark.parametrize("alphabet_letters, letters, rows, cols", [
+    (CYRILLIC, "аеёоя", 2, 2),  # code order is not code point order: ё after е
+    (SPANISH_WIDE, SPANISH_WIDE, 1, 3),  # a wide trie
+], ids=["cyrillic-code-order", "wide"])
+def test_proof_agrees_with_brute_force(tmp_path, alphabet_letters, letters, rows, cols):
+    """Every board of the shape over the letters reaching the minimum, as brute force finds them."""
+    rng = random.Random(letters)
+    words = sorted({"".join(rng.choice(letters[:2] + letters[-4:]) for _ in range(rng.randint(3, 4))) for _ in range(40)})
+    source = tmp_path / "words.txt"
+    source.write_text("\n".join(words) + "\n", encoding="utf-8")
+    language = load_language(str(language_file(tmp_path, "test", alphabet_letters, {})))
+    charset = language.charset(letters)
+    build_lexicon(source, charset, tmp_path / "out", options=ListOptions(language=language))
+    lex = open_lexicon(tmp_path / "out")
+    reference = Reference(w for w in words if not charset.outside(w))
+    shape, least = Shape(rows, cols), 1
+    every = itertools.product(letters, repeat=shape.cells)
+    expected = {canonical_board(parse_board("".join(b), shape, lex.charset)).notation
+                for b in every if reference.score(list(b), rows, cols) >= least}
+    found = prove(lex, shape, least).boards
+    assert expected and {canonical_board(parse_board(b, shape, lex.charset)).notation for b, _ in found} == expected
+    assert all(reference.score(list(parse_board(b, shape, lex.charset).faces), rows, cols) == score for b, score in found)
+
+
+def test_a_damaged_alphabet_block_or_an_unknown_version_is_one_line(alphabet, tmp_path):
+    _, letters, _, _, out, _, _ = alphabet
+    data = bytearray((out / "trie.bin").read_bytes())
+    block = int(np.frombuffer(bytes(data[:HEADER.itemsize]), HEADER)[0]["alphabet_bytes"])
+    cases = {"upper case": (HEADER.itemsize, letters[0].upper().encode()),
+             "version 3": (HEADER.fields["version"][1], (3).to_bytes(2, "little"))}
+    for name, (offset, new) in cases.items():
+        damaged = bytearray(data)
+        damaged[offset:offset + len(new)] = new
+        crc = HEADER.fields["crc32"][1]
+        damaged[crc:crc + 4] = zlib.crc32(bytes(damaged[HEADER.itemsize:])).to_bytes(4, "little")
+        path = tmp_path / f"{name}.bin"
+        path.write_bytes(bytes(damaged))
+        expected = "header charset is invalid" if name == "upper case" else "format version 3, this reader knows 1, 2"
+        with pytest.raises(DawgError, match=f"^{path}: {expected}$"):
+            open_lexicon(path)
+    assert block % 8 == 0 and data[HEADER.itemsize:HEADER.itemsize + block].rstrip(b"\0").decode().startswith(letters)
+
+
+def test_a_board_letter_the_language_folds_reads_as_its_fold(tmp_path):
+    """Greek's final sigma and accented vowels on a board read as the letters the list folds them to."""
+    source = tmp_path / "words.txt"
+    source.write_text("σας\nάλας\n", encoding="utf-8")
+    language = load_language(str(language_file(tmp_path, "el", GREEK, {}, {"ς": "σ", "ά": "α"})))
+    build_lexicon(source, language.charset(), tmp_path / "out", options=ListOptions(language=language))
+    lex = open_lexicon(tmp_path / "out")
+    assert sorted(lex) == ["αλασ", "σασ"]
+    for board in ("ΆΛΑΣ", "άλας", unicodedata.normalize("NFD", "άλας")):
+        assert lex.score(board, shape=(1, 4)) == lex.score_many([board], shape=(1, 4))[0] == 1, board
+        assert lex.board(board, (1, 4)).faces == ("α", "λ", "α", "σ")
+    with pytest.raises(DawgError, match="cell 1,1 'Ό' uses a letter outside"):
+        lex.score("όλας", shape=(1, 4))
+
+
+def test_english_files_keep_the_first_format_version(make_lexicon):
+    out = make_lexicon(["quit", "cat", "zebra", "aqua"])
+    fields = np.frombuffer((out / "trie.bin").read_bytes()[:HEADER.itemsize], HEADER)[0]
+    assert fields["version"] == 1 and bytes(fields["charset"]).rstrip(b"\0") == b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    assert int(fields["node_words"]) == 0 and int(fields["alphabet_bytes"]) == 0
+
+
+def test_a_proof_refuses_more_than_30_letters_in_one_line(alphabet):
+    name, letters, _, _, out, _, _ = alphabet
+    if len(letters) <= 30:
+        assert prove(open_lexicon(out), Shape(1, 1), 1).boards == []  # no one-letter words
+    else:
+        with pytest.raises(DawgError, match=rf"^\S+: {len(letters)} letters; proofs take lexicons of up to 30 letters$"):
+            prove(open_lexicon(out), Shape(2, 2), 1)
+
+
+def test_the_most_letters_a_lexicon_holds(tmp_path):
+    """MAX_LETTERS letters build and score; one more is a one-line error."""
+    letters = "".join(ch for ch in map(chr, range(0x100, 0x300)) if ch.isalpha() and ch.casefold() == ch
+                      and unicodedata.normalize("NFC", ch) == ch)[:MAX_LETTERS + 1]
+    too_many = language_file(tmp_path, "too-many", letters, {})
+    with pytest.raises(DawgError, match=f"^{too_many}: field letters: {MAX_LETTERS + 1} letters, more than the "
+                                        f"{MAX_LETTERS} a lexicon can hold$"):
+        load_language(str(too_many))
+    with pytest.raises(ValueError, match=f"more than the {MAX_LETTERS}"):
+        Charset(letters)
+    letters = letters[:MAX_LETTERS]
+    rng = random.Random(5)
+    common = letters[-6:]
+    words = random_words(rng, letters, common, {}, 2000)
+    source = tmp_path / "words.txt"
+    source.write_text("\n".join(words) + "\n", encoding="utf-8")
+    language = load_language(str(language_file(tmp_path, "wide", letters, {})))
+    build_lexicon(source, language.charset(), tmp_path / "out", options=ListOptions(language=language))
+    reference = Reference(words)
+    boards = [random_board(rng, letters, common, 16, {}) for _ in range(20)]
+    expected = [reference.score(faces_of(tokens, {}), 4, 4) for tokens in boards]
+    for fmt in FORMATS:
+        lex = open_lexicon(tmp_path / "out", fmt)
+        assert lex.score_many(["".join(b) for b in boards]).tolist() == expected, fmt

@@ -1,0 +1,140 @@
+"""The browser game in a real Chromium (Debian's, driven by Playwright) against a real server: a round
+is played with the keyboard and the mouse, ended, and a missed word's path shown on the board; and
+a Russian round, on a server of a Russian and an English lexicon, offers the Russian dice only and
+judges a word typed in capitals.
+
+Skips when Chromium or Playwright is absent, except under CI, where `.ci/run` installs both.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import httpx2
+import pytest
+from test_server import RUSSIAN_SAMPLE, start_server, tanglet_sample
+
+from support import IN_CI, shared_path
+
+SEED = 13  # the classic dice's roll played: tracks of several lengths
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOT = os.environ.get("GAME_SCREENSHOT")  # a PNG to write of the round's end (docs/game.png is one)
+
+
+def need(ok: bool, reason: str) -> None:
+    if not ok:
+        if IN_CI:
+            pytest.fail(f"{reason}; .ci/run installs it for CI")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    need(shutil.which(CHROMIUM) is not None, f"{CHROMIUM} not installed (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        need(False, "playwright not installed (pip install -e '.[test]')")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+            headless=True, viewport={"width": 390, "height": 844}, has_touch=True)  # a phone's screen
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def server(built):
+    proc, url = start_server(str(built("default")))
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def two_languages(built, tmp_path_factory):
+    russian = tanglet_sample(tmp_path_factory.mktemp("ru") / "ru", "ru", RUSSIAN_SAMPLE, set(), "plain", True)
+    proc, url = start_server(str(built("default")), str(russian), "--dice",
+                             str(shared_path("lexicons", "tanglet", "ru", "dice")))
+    yield url, russian.name
+    proc.terminate()
+    proc.wait(10)
+
+
+def cell_centre(page, cell: int) -> tuple[float, float]:
+    box = page.locator(f"#grid .cell[data-cell='{cell}']").bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_a_round_in_the_browser(browser, server):
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(server + f"/?dice=classic&seed={SEED}")
+    page.wait_for_function("document.querySelector('#origin').textContent.includes('seed')")
+    assert page.text_content("#origin") == f"classic dice, seed {SEED}"
+    board = page.evaluate("game.board.board")
+    answers = httpx2.post(f"{server}/api/solve", json={"board": board}, timeout=10).json()["words"]
+
+    typed, traced = answers[0], answers[1]
+    page.fill("#word", typed["word"])
+    page.press("#word", "Enter")
+    page.wait_for_function(f"document.querySelector('#answer').textContent.includes('{typed['word']}')")
+    assert page.text_content("#answer") == f"{typed['word']}: +{typed['points']} point" + \
+        ("" if typed["points"] == 1 else "s")
+
+    x, y = cell_centre(page, traced["path"][0])
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for cell in traced["path"][1:]:
+        page.mouse.move(*cell_centre(page, cell), steps=4)
+    assert page.input_value("#word") == traced["word"]
+    assert page.locator("#grid .cell.traced").count() == len(traced["path"])
+    page.mouse.up()
+    page.wait_for_function(f"document.querySelector('#answer').textContent.startsWith('{traced['word']}:')")
+    assert "+" in page.text_content("#answer")
+    assert page.locator("#found li").count() == 2
+
+    page.click("#end-round")
+    page.locator("#end").wait_for()
+    maximum = sum(w["points"] for w in answers)
+    assert f"You scored {typed['points'] + traced['points']} of the board's {maximum} points" in \
+        page.text_content("#result")
+    assert page.locator("#your-words li").count() == 2
+    missed = page.locator("#missed-words button")
+    assert missed.count() == len(answers) - 2
+    best = missed.first
+    word = best.get_attribute("data-word")
+    best.click()
+    path = next(w["path"] for w in answers if w["word"] == word)
+    on_path = page.eval_on_selector_all("#grid .cell.on-path", "cells => cells.map(c => [Number(c.dataset.cell), "
+                                                               "Number(c.dataset.step)])")
+    assert sorted(on_path, key=lambda c: c[1]) == [[cell, step + 1] for step, cell in enumerate(path)]
+    if SCREENSHOT:
+        page.screenshot(path=SCREENSHOT)
+    page.close()
+
+
+def test_a_russian_round(browser, two_languages):
+    server, russian = two_languages
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(server + f"/?lexicon={russian}&seed={SEED}")
+    page.wait_for_function("document.querySelector('#origin').textContent.includes('seed')")
+    assert page.text_content("#origin") == f"ru dice, seed {SEED}"
+    assert page.eval_on_selector_all("#dice option", "options => options.map(o => o.textContent)") == \
+        ["ru (4x4)", "ru (5x5)"]
+    cells = page.eval_on_selector_all("#grid .cell", "cells => cells.map(c => c.textContent)")
+    assert len(cells) == 16 and all(len(c) == 1 and "А" <= c <= "Я" for c in cells), cells
+    board = page.evaluate("game.board.board")
+    answers = httpx2.post(f"{server}/api/solve", json={"board": board, "lexicon": russian}, timeout=10).json()["words"]
+    typed = answers[0]
+    page.fill("#word", typed["word"].upper())
+    page.press("#word", "Enter")
+    page.wait_for_function(f"document.querySelector('#answer').textContent.startsWith('{typed['word']}:')")
+    assert "+" in page.text_content("#answer")
+    page.select_option("#lexicon", index=0)  # English: its dice, not Russian ones
+    assert "ru (4x4)" not in page.eval_on_selector_all("#dice option", "options => options.map(o => o.textContent)")
+    page.close()

@@ -1,0 +1,179 @@
+"""Every language of the shared Tanglet data, end to end: builds, round trips, and scores of boards
+rolled from the language's own dice agree with the brute-force reference on every format and
+both engines (4x4 and 5x5, tiles included).
+
+The reference words are Tanglet's own game forms (the first column, lower-cased), read here
+without the compiler, so a build that matches them also shows that the language's folds
+(de, fr, nl: read from the written columns) give exactly the game's words. The Polish list
+(3.2 M words) is built whole by benchmarks/languages_bench.py; here every 8th line of it. The
+tests on whole lists are marked slow (a minute or two on two cores).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from boggle_dawg.compiler.build import build_lexicon
+from boggle_dawg.compiler.verify import verify
+from boggle_dawg.compiler.wordlist import ListOptions
+from boggle_dawg.solver.board import Shape
+from boggle_dawg.solver.dice_sets import load_dice, roll
+from boggle_dawg.solver.formats import FORMATS
+from boggle_dawg.solver.language import load_language
+from boggle_dawg.solver.lexicon import open_lexicon
+
+from bruteforce import Reference
+from support import run_cli, shared_path
+
+# folder: (input format, lenient); ru's list has two lines split by a space and one with a Latin C
+LISTS = {"de": ("tanglet", False), "es": ("plain", False), "fr": ("tanglet", False), "nl": ("tanglet", False),
+         "pl": ("plain", False), "ru": ("plain", True)}
+POLISH_SAMPLE = 8  # every 8th line of the Polish list
+SHAPES = (Shape(4, 4), Shape(5, 5))
+BOARDS_PER_SHAPE = 3
+
+
+@dataclass
+class Built:
+    language: str
+    source: Path
+    out: Path
+    reference_words: set[str]
+
+
+def _lines(path: Path) -> list[str]:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return fh.read().splitlines()
+
+
+def _game_forms(lines: list[str], language: str) -> set[str]:
+    """Tanglet's game forms, lower-cased, of the lines the build keeps: 3+ letters, and in a language
+    with the Qu die no Q without its U."""
+    forms = {line.split()[0].lower() for line in lines if len(line.split()) == 1 or LISTS[language][0] == "tanglet"}
+    letters = set(load_language(language).letters)
+    qu = load_language(language).tiles
+    return {w for w in forms if len(w) >= 3 and set(w) <= letters and not (qu and w.count("q") != w.count("qu"))}
+
+
+@pytest.fixture(scope="module")
+def tanglet(tmp_path_factory):
+    cache: dict[str, Built] = {}
+
+    def get(language: str) -> Built:
+        if language not in cache:
+            source = shared_path("lexicons", "tanglet", language, "words")
+            lines = _lines(source)
+            if language == "pl":
+                lines = lines[::POLISH_SAMPLE]
+                source = tmp_path_factory.mktemp("pl") / "words-sample"
+                source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            input_format, lenient = LISTS[language]
+            lang = load_language(language)
+            out = tmp_path_factory.mktemp(f"tanglet-{language}") / "lexicon"
+            build_lexicon(source, lang.charset(), out, options=ListOptions(lang, input_format, lenient))
+            cache[language] = Built(language, source, out, _game_forms(lines, language))
+        return cache[language]
+
+    return get
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language", sorted(LISTS))
+def test_every_language_builds_exactly_the_games_words(tanglet, language):
+    built = tanglet(language)
+    lex = open_lexicon(built.out)
+    assert lex.language == load_language(language)
+    assert lex.charset.letters == load_language(language).letters
+    words = set(lex)  # as spelled ("qu")
+    assert words == built.reference_words
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language", sorted(LISTS))
+def test_verify_source_round_trips(tanglet, language):
+    built = tanglet(language)
+    result = verify(built.out, built.source)
+    assert result.ok, result.checks
+    assert any(check.startswith("ok    source: round trip") for check in result.checks)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language", sorted(LISTS))
+def test_dice_boards_agree_with_brute_force(tanglet, language):
+    built = tanglet(language)
+    reference = Reference(built.reference_words)
+    dice_file = str(shared_path("lexicons", "tanglet", language, "dice"))
+    lexicons = [open_lexicon(built.out, fmt) for fmt in FORMATS]
+    charset = lexicons[0].charset
+    for seed, shape in enumerate(SHAPES, 22):
+        boards = list(roll(load_dice(dice_file, charset, shape), shape, seed, BOARDS_PER_SHAPE))
+        expected = [reference.score(list(b.faces), shape.rows, shape.cols) for b in boards]
+        assert max(expected) > 0
+        for lex in lexicons:
+            assert [lex.score(b) for b in boards] == expected, (lex.format, [b.notation for b in boards])
+            assert lex.score_many(boards).tolist() == expected, lex.format
+
+
+@pytest.mark.slow
+def test_tiles_turn_up_in_the_dice_boards(tanglet):
+    """The German dice's Qu face is rolled and scored as 'qu', the Polish 'Q' as a plain letter."""
+    de = open_lexicon(tanglet("de").out)
+    dice = load_dice(str(shared_path("lexicons", "tanglet", "de", "dice")), de.charset, Shape(5, 5))
+    boards = [b for b in roll(dice, Shape(5, 5), 1, 60) if "qu" in b.faces]
+    assert boards and all("q" in b.notation for b in boards)
+    pl = open_lexicon(tanglet("pl").out)
+    dice = load_dice(str(shared_path("lexicons", "tanglet", "pl", "dice")), pl.charset, Shape(4, 4))
+    assert {f for die in dice.dice for f in die} >= {"q", "ł", "ż"} and "qu" not in {f for die in dice.dice for f in die}
+
+
+def test_german_with_umlauts_from_the_same_list(tmp_path):
+    """de-umlauts reads Tanglet's written columns, so 'aalähnlich' keeps its ä (first 20,000 lines)."""
+    lines = _lines(shared_path("lexicons", "tanglet", "de", "words"))[:20000]
+    source = tmp_path / "words"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lang = load_language("de-umlauts")
+    out = build_lexicon(source, lang.charset(), tmp_path / "out", options=ListOptions(lang, "tanglet")).out_dir
+    lex = open_lexicon(out)
+    assert "aalähnlich" in lex and "aalaehnlich" not in lex
+    assert verify(out, source).ok
+
+
+@pytest.mark.slow
+def test_word_queries_fold_as_the_build_did(tanglet):
+    """German words as people write them are looked up in the game's form (ß -> ss, ä -> ae)."""
+    de = open_lexicon(tanglet("de").out)
+    assert "Straße" in de and "strasse" in de and de.key_id("Straße") == de.key_id("STRASSE")
+    assert "aalähnlich" in de and "Aalähnlich" in de
+    assert list(de.keys("Straßenb"))[:1] == list(de.keys("strassenb"))[:1] != []
+    proc = run_cli("boggle_dawg.dawgc_cli", "lookup", str(tanglet("de").out), "Straße", "Strasze")
+    assert proc.stdout.splitlines()[0].split("\t")[:2] == ["Straße", "found"], proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[1].split("\t")[:2] == ["Strasze", "absent"]
+
+
+@pytest.mark.slow
+def test_roll_and_play_in_russian(tanglet):
+    dice = str(shared_path("lexicons", "tanglet", "ru", "dice"))
+    proc = run_cli("boggle_dawg.dawg_solve", "roll", "--dice", dice, "--language", "ru", "--seed", "5", "--grid",
+                   "--size", "5x5")
+    assert proc.returncode == 0, proc.stderr
+    rows = proc.stdout.split("\n")[:5]
+    assert all(len(row.split()) == 5 and all("А" <= ch <= "Я" for ch in row.replace(" ", "")) for row in rows)
+    out = tanglet("ru").out
+    board = run_cli("boggle_dawg.dawg_solve", "roll", "--dice", dice, "--seed", "5").stdout.strip()
+    words = [f.word for f in open_lexicon(out).words(board)]
+    typed = f"{words[0].upper()}\nзззз\n"
+    proc = run_cli("boggle_dawg.dawg_solve", "play", str(out), "--dice", dice, "--seed", "5", "--seconds", "0",
+                   "--json", stdin=typed)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert events[0]["board"] == board
+    assert [e["verdict"] for e in events[1:3]] == ["accepted", "not_on_board"]
+    assert events[1]["word"] == words[0] and events[-1]["word_count"] == len(words)
+    grid = run_cli("boggle_dawg.dawg_solve", "play", str(out), "--dice", dice, "--seed", "5", "--seconds", "0",
+                   stdin="").stdout
+    assert grid.split("\n")[2].split() == [ch.upper() for ch in board[:4]]
