@@ -213,7 +213,7 @@ def score_chunk(lex: Lexicon, scorer: Scorer, lines: list[tuple[int, bytes | Non
     except BoardError:
         for record in good:
             try:
-                encode_texts([record[1]], lex.charset, shape, skip_foreign)
+                encode_texts([lex.board_text(record[1])], lex.charset, shape, skip_foreign)
             except DawgError as err:
                 record[3] = cli_message(err)
         good = [r for r in good if r[3] is None]

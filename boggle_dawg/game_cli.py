@@ -22,7 +22,7 @@ import typer
 
 from .cli_common import MAX_SECONDS, UsageError, cli_lexicon, finite_option, plural
 from .program import PROG
-from .solver.board import Board, Shape, parse_board, parse_size
+from .solver.board import Board, Shape, parse_size
 from .solver.charset import Charset, upper
 from .solver.dice_sets import DiceSet, builtin_dice_names, dice_for_size, load_dice, random_seed
 from .solver.dice_sets import roll as roll_dice
@@ -227,7 +227,7 @@ def play(
         raise UsageError("give either --board or --dice/--seed, not both")
     lex = cli_lexicon(file, fmt)  # its charset reads the board and the dice (Polish 'q' is Q, English's Qu)
     if board_text is not None:
-        board = parse_board(board_text, parse_size(size) if size else None, lex.charset)
+        board = lex.board(board_text, parse_size(size) if size else None)
     else:
         dice_set, shape = _dice_and_shape(dice, size, lex.charset)
         dice_name = dice_set.name

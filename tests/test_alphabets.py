@@ -2,13 +2,15 @@
 50-letter Latin + Greek alphabet (tiles included), built in every format through the compiler
 API with a language file, round-tripped by `verify` and `dawgc verify`, and scored by every
 format and both engines (CPython one board, numba batches), and by the CUDA kernel under the
-simulator, against the independent brute-force scorer on random boards; proofs in code order
-and over a wide trie; the headers, the board notation and the limits.
+simulator, against the independent brute-force scorer on random boards; proofs in code order,
+over a wide trie and over alphabets of more than 30 letters (the proof's wide layout), from
+Python and, in Russian, from the command line; the headers, the board notation and the limits.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import unicodedata
 import zlib
@@ -17,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_cuda import simulate
+from test_languages import _lines
+from test_proof import _check_class
 
 from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.compiler.verify import verify
@@ -28,11 +32,12 @@ from boggle_dawg.solver.formats import FORMATS
 from boggle_dawg.solver.formats.common import HEADER
 from boggle_dawg.solver.language import load_language
 from boggle_dawg.solver.lexicon import open_lexicon
-from boggle_dawg.solver.proof import prove
-from boggle_dawg.solver.search import canonical_board
+from boggle_dawg.solver.proof import ProofPlan, kernels, make_plan, prove, prove_class
+from boggle_dawg.solver.proof.tables import NARROW_LETTERS, tables_of
+from boggle_dawg.solver.search import canonical_board, canonical_codes
 
 from bruteforce import Reference
-from support import run_cli
+from support import run_cli, shared_path
 
 GREEK = "αβγδεζηθικλμνξοπρστυφχψω"
 CYRILLIC = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"  # ё is out of code point order: code order is the language's
@@ -179,7 +184,7 @@ def test_q_is_the_qu_die_only_where_the_language_says_so(alphabet):
     assert lex.score(board) == lex.score_many([text])[0] == reference.score(list(board.faces), 4, 4)
 
 
-SPANISH_WIDE = "abcdefghijklmnñopqrstuvwxyzü"  # 28 letters: wide node words, within a proof's 30
+SPANISH_WIDE = "abcdefghijklmnñopqrstuvwxyzü"  # 28 letters: wide node words in the files, a narrow proof
 
 
 @pytest.mark.parametrize("alphabet_letters, letters, rows, cols", [
@@ -247,13 +252,100 @@ def test_english_files_keep_the_first_format_version(make_lexicon):
     assert int(fields["node_words"]) == 0 and int(fields["alphabet_bytes"]) == 0
 
 
-def test_a_proof_refuses_more_than_30_letters_in_one_line(alphabet):
-    name, letters, _, _, out, _, _ = alphabet
-    if len(letters) <= 30:
-        assert prove(open_lexicon(out), Shape(1, 1), 1).boards == []  # no one-letter words
-    else:
-        with pytest.raises(DawgError, match=rf"^\S+: {len(letters)} letters; proofs take lexicons of up to 30 letters$"):
-            prove(open_lexicon(out), Shape(2, 2), 1)
+def every_2x2_score(lex) -> np.ndarray:
+    """The score of every 2x2 board over the lexicon's letters, by board number (the codes of cells
+    0..3 as the digits, cell 0 the most significant), scored by the solver a first letter at a time."""
+    letters, shape = len(lex.charset), Shape(2, 2)
+    rest = np.array(list(itertools.product(range(letters), repeat=3)), np.int64)
+    return np.concatenate([lex.score_codes(np.column_stack([np.full(len(rest), first), rest]), shape)
+                           for first in range(letters)])
+
+
+def boards_reaching(lex, scores: np.ndarray, least: int) -> list[tuple[str, int]]:
+    """The 2x2 boards of `every_2x2_score` scoring at least `least`, in canonical form, as a proof lists them."""
+    numbers = np.flatnonzero(scores >= least)
+    codes = np.column_stack(np.unravel_index(numbers, (len(lex.charset),) * 4)).astype(np.int64)
+    found = {lex.charset.symbols(row): int(score)
+             for row, score in zip(canonical_codes(codes, Shape(2, 2)).tolist(), scores[numbers].tolist())}
+    return sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def test_a_proof_of_any_alphabet_finds_what_scoring_every_board_finds(alphabet):
+    """Greek (24 letters) takes the proof's narrow layout; Cyrillic (33), Polish (35) and Latin + Greek
+    (50, tiles among them) its wide one (6-bit letters, two-word trie nodes): each 2x2 proof lists exactly
+    the boards that scoring every board finds at or above its 40th best score, at the brute-force scores."""
+    _, letters, tiles, _, out, _, reference = alphabet
+    lex = open_lexicon(out)
+    assert tables_of(lex).wide == (len(letters) > NARROW_LETTERS)
+    scores = every_2x2_score(lex)
+    least = int(np.sort(scores)[-40])
+    expected = boards_reaching(lex, scores, least)
+    found = prove(lex, Shape(2, 2), least).boards
+    assert found == expected and least > 0
+    assert all(reference.score(faces_of(list(board), tiles), 2, 2) == score for board, score in found)
+
+
+def pairs_class(lex, name: str, letters: str, common: str, size: tuple[int, int]) -> tuple[ProofPlan, int]:
+    """A split whose first four buckets are two-letter pairs of the common letters (the rest in a fifth),
+    and a class of it that gives every cell one of the pairs, drawn by the alphabet's name."""
+    pairs = [common[i:i + 2] for i in range(0, 8, 2)]
+    plan = make_plan(lex, size, ",".join([*pairs, "".join(ch for ch in letters if ch not in common[:8])]))
+    rng = random.Random(f"{name}-{size}")
+    return plan, sum(rng.randrange(len(pairs)) * len(plan.buckets[0]) ** cell for cell in range(plan.shape.cells))
+
+
+def test_the_bound_holds_on_every_board_of_a_3x3_class_in_every_alphabet(alphabet):
+    """In every alphabet, narrow and wide, the bound of a 3x3 class and of every partly forced subclass is at least the
+    brute-force score of every board in it."""
+    name, letters, tiles, common, out, _, reference = alphabet
+    lex = open_lexicon(out)
+    plan, class_id = pairs_class(lex, name, letters, common, (3, 3))
+    bounds = _check_class(lex, plan, class_id, lambda board: reference.score(faces_of(list(board), tiles), 3, 3))
+    assert bounds[0] > 0
+
+
+def test_a_wide_3x4_row_key_takes_two_words_and_bounds_hold_in_every_alphabet(alphabet):
+    """Twelve ranks of 6-bit letters pass a key word's 60 bits: a wide 3x4 key takes two words (English's
+    one). In every alphabet, on a 3x4 class of two-letter buckets, every subclass bound down four forced cells is at least
+    the score of every board in it, and proving the class finds exactly the boards that scoring all 4,096
+    of them finds at or above its 20th best score."""
+    name, letters, _, common, out, _, _ = alphabet
+    assert (kernels.key_words(12, 0), kernels.key_words(12, 1)) == (1, 2)
+    lex = open_lexicon(out)
+    plan, class_id = pairs_class(lex, name, letters, common, (3, 4))
+    boards = list(itertools.product(*plan.class_buckets(class_id)))
+    codes = np.array([[lex.charset.letters.index(ch) for ch in board] for board in boards], np.int64)
+    scores = lex.score_codes(codes, plan.shape)
+    _check_class(lex, plan, class_id, dict(zip(boards, scores.tolist())).__getitem__, max_depth=4)
+    least = int(np.sort(scores)[-20])
+    keep = scores >= least
+    expected = {lex.charset.symbols(row): score
+                for row, score in zip(canonical_codes(codes[keep], plan.shape).tolist(), scores[keep].tolist())}
+    record = prove_class(lex, plan, class_id, least)
+    assert dict(record.boards) == expected and record.bound >= scores.max() >= least > 0
+
+
+def test_prove_in_russian_from_the_command_line(tmp_path):
+    """A Russian lexicon (every 20th line of Tanglet's list, built with --language ru --lenient from the
+    command line: 32 letters, the wide layout) proves its best 2x2 boards from the command line: the boards scoring every
+    board finds."""
+    source = tmp_path / "words"
+    source.write_text("\n".join(_lines(shared_path("lexicons", "tanglet", "ru", "words"))[::20]) + "\n", encoding="utf-8")
+    out = tmp_path / "ru"
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", str(source), "--language", "ru", "--lenient", "-o", str(out), "-q")
+    assert proc.returncode == 0, proc.stderr
+    lex = open_lexicon(out)
+    assert len(lex.charset) == 32 and tables_of(lex).wide
+    scores = every_2x2_score(lex)
+    best = int(scores.max())
+    proc = run_cli("boggle_dawg.dawg_solve", "prove", str(out), "--size", "2x2", "--min-score", str(best), "--workers",
+                   "1", "--json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert [(b["board"], b["score"]) for b in result["boards"]] == boards_reaching(lex, scores, best) != []
+    proc = run_cli("boggle_dawg.dawg_solve", "prove", str(out), "--size", "2x2", "--min-score", str(best), "--workers",
+                   "1", "--quiet")
+    assert proc.returncode == 0 and f"{result['boards'][0]['board']}" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_the_most_letters_a_lexicon_holds(tmp_path):

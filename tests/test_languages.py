@@ -156,6 +156,22 @@ def test_word_queries_fold_as_the_build_did(tanglet):
 
 
 @pytest.mark.slow
+def test_board_folds_in_play_and_in_a_batch_with_a_bad_board(tanglet):
+    """A Spanish board may show Ú (read as U): `play --board`, and a batch whose chunk also holds a bad board."""
+    out = str(tanglet("es").out)
+    lex = open_lexicon(out)
+    plain, accented = "ÑANDUSOLTEMARICA", "ÑANDÚSOLTEMARICA"
+    proc = run_cli("boggle_dawg.dawg_solve", "play", out, "--board", accented, "--seconds", "0", "--json", stdin="")
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert events[0]["board"] == plain.lower() and events[-1]["maximum"] == lex.score(plain) > 0
+    proc = run_cli("boggle_dawg.dawg_solve", out, "--boards", "-", "--json", stdin=f"{accented}\nÑANDЖSOLTEMARICA\n")
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert records[0]["score"] == lex.score(plain), proc.stdout + proc.stderr
+    assert "error" in records[1] and "Ж" in records[1]["error"]
+
+
+@pytest.mark.slow
 def test_roll_and_play_in_russian(tanglet):
     dice = str(shared_path("lexicons", "tanglet", "ru", "dice"))
     proc = run_cli("boggle_dawg.dawg_solve", "roll", "--dice", dice, "--language", "ru", "--seed", "5", "--grid",

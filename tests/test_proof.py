@@ -50,7 +50,7 @@ def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit):
     for letter in codes[cell]:
         out_t = np.empty_like(tokens)
         out_p = np.empty_like(pts)
-        rows, sub_base, sub_bound = K.force(tokens, pts, depth * 32 + letter, base, out_t, out_p)
+        rows, sub_base, sub_bound = K.force(tokens, pts, K.token(depth, letter), base, out_t, out_p)
         assert sub_bound == K.tree_bound(out_t[:rows], out_p[:rows], sub_base)
         forced[cell] = letter
         _forced_subtrees(out_t[:rows], out_p[:rows], order, codes, depth + 1, sub_base, forced, visit)
@@ -105,7 +105,7 @@ def test_bound_holds_on_3x3_small(make_lexicon):
 def _force(tokens, pts, depth, letter, base):
     """The rows, points and base of the subclass with the cell of rank `depth` set to `letter`."""
     out_t, out_p = np.empty_like(tokens), np.empty_like(pts)
-    rows, base, _ = K.force(tokens, pts, depth * 32 + letter, base, out_t, out_p)
+    rows, base, _ = K.force(tokens, pts, K.token(depth, letter), base, out_t, out_p)
     return out_t[:rows], out_p[:rows], base
 
 
@@ -212,7 +212,7 @@ def test_walk_leaves_every_board_reaching_the_target(make_lexicon, size, spec, s
                 rank0 = 0 if letter is None else 1
                 inside = np.ones(len(boards), bool) if letter is None else boards[:, order[0]] == letter
                 out = np.empty((len(boards), cells), np.int64)
-                found, nodes = W.walk(*W.build_tree(t, p, base), rank0, table, counts, target, out)
+                found, nodes = W.walk(*W.build_tree(t, p, base), rank0, table, counts, 0, target, out)
                 assert nodes >= 1 and found <= inside.sum()
                 walked = np.empty((found, cells), np.int64)
                 walked[:, order] = out[:found]

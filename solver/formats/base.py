@@ -211,9 +211,10 @@ class Lexicon:
     def board(self, text: str, shape: Shape | tuple[int, int] | None = None) -> Board:
         """A board in notation as this lexicon reads it: with its charset's tiles, and with a letter
         that its language folds to one letter read as that letter (ÑANDÚ in Spanish)."""
-        return parse_board(self._board_text(text), shape, self.charset)
+        return parse_board(self.board_text(text), shape, self.charset)
 
-    def _board_text(self, text: str) -> str:
+    def board_text(self, text: str) -> str:
+        """Board notation with the letters the language folds to one letter folded (ÑANDÚ -> ÑANDU)."""
         folds = self._board_folds
         return unicodedata.normalize("NFC", text).translate(folds) if folds else text
 
@@ -249,7 +250,7 @@ class Lexicon:
         if scorer is None:
             with self.scorer(jobs) as own:
                 return self.score_many(boards, skip_foreign=skip_foreign, shape=shape, progress=progress, scorer=own)
-        texts = [b.notation if isinstance(b, Board) else self._board_text(b) for b in boards]
+        texts = [b.notation if isinstance(b, Board) else self.board_text(b) for b in boards]
         scores = np.zeros(len(texts), np.int64)
         for size, (indices, codes) in encode_texts(texts, self.charset, shape, skip_foreign).items():
             scores[indices] = scorer.score_codes(codes, size, progress)

@@ -2,9 +2,10 @@
 
 All three work on "entries": one row per distinct (set of (cell, letter) pairs,
 word) a path of the class can spell, aggregated by pair set. A pair is a token
-`rank * 32 + letter`, where rank is the cell's place in the split order; a row
-holds its tokens in increasing order, padded with -1, and the rows are sorted
-lexicographically, so a row comes right before the rows it is a prefix of.
+`token(rank, letter)` (rank << 6 | letter, room for every letter code), where
+rank is the cell's place in the split order; a row holds its tokens in
+increasing order, padded with -1, and the rows are sorted lexicographically,
+so a row comes right before the rows it is a prefix of.
 
 The sum/choice ("orderly") tree is the trie of these rows: a sum node is a row
 prefix, its choice children are grouped by the cell of the next token, and a
@@ -27,39 +28,64 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..charset import MAX_LETTERS
 from ..jit import kernel  # also registers the popcount and lowest_bit intrinsics
 from ..kernels import lowest_bit, popcount
-from .tables import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, POINTS_MASK, POINTS_SHIFT
+from .tables import INDEX_MASK, LETTERS_SHIFT, NARROW_LETTERS, POINTS_MASK, POINTS_SHIFT
 
-KEY_RANKS = 12      # ranks per key word: 5 bits each (see `class_walk`)
-SKIPPED = 31        # the symbol of a rank a row passes over (letters are 1..30, 0 ends the row)
+TOKEN_SHIFT = 6     # a token is rank << TOKEN_SHIFT | letter
+LETTER_OF = (1 << TOKEN_SHIFT) - 1  # token & LETTER_OF: its letter
+SYMBOL_BITS = 5     # of a rank in a narrow row key; a wide one's take one more (see `class_walk`)
+KEY_BITS = 60       # of a key word that hold ranks: 12 narrow ones, 10 wide
+
+assert NARROW_LETTERS == (1 << SYMBOL_BITS) - 2 and MAX_LETTERS <= (1 << (SYMBOL_BITS + 1)) - 2 <= LETTER_OF
 
 
-def key_words(cells: int) -> int:
+def token(rank: int, letter: int) -> int:
+    """The token of the pair (the cell of `rank` in the split order, `letter`)."""
+    return (rank << TOKEN_SHIFT) | letter
+
+
+def key_words(cells: int, wide: int) -> int:
     """How many int64 words a row's key takes on a board of `cells` cells."""
-    return (cells + KEY_RANKS - 1) // KEY_RANKS
+    per_word = KEY_BITS // (SYMBOL_BITS + wide)
+    return (cells + per_word - 1) // per_word
 
 
 @kernel
-def _symbol_shift(r):
-    return 5 * (KEY_RANKS - 1 - r % KEY_RANKS)
+def _key_places(cells, wide):
+    """Where the symbol of each rank sits in a row's key: (its key word, its shift), rank 0 the
+    most significant; and the symbol's width."""
+    bits = SYMBOL_BITS + wide
+    per_word = KEY_BITS // bits
+    word = np.empty(cells, np.int64)
+    shift = np.empty(cells, np.int64)
+    for r in range(cells):
+        word[r] = r // per_word
+        shift[r] = bits * (per_word - 1 - r % per_word)
+    return word, shift, bits
 
 
 @kernel
-def class_walk(nodes, bucket_mask, nbrs, nbr_count, rank, keys, payload):
+def class_walk(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload):
     """Every path of the class that spells a word, as a row: its key and payload (word node << 16
     | points), written while there is room; returns (how many there are, the longest row's
-    length); rerun with more room when the count exceeds len(payload). nodes: the compact trie
-    (solver.proof.tables), points in its words; bucket_mask[cell]: the letters the cell may hold.
+    length); rerun with more room when the count exceeds len(payload). nodes, wide: the compact
+    trie (solver.proof.tables), points in its words; bucket_mask[cell]: the letters the cell may
+    hold.
 
-    A row's key spells its (rank, letter) tokens in rank order, 5 bits per rank, rank 0 the
-    most significant, KEY_RANKS ranks per int64 word: 1 + the letter for a rank the path holds,
-    SKIPPED for one it passes over (a later rank is held) and 0 after its last; so keys compare
-    as the token rows do, a row before the rows it is a prefix of, and the walk needs no sorting
-    of tokens."""
+    A row's key spells its (rank, letter) tokens in rank order, one symbol per rank, rank 0 the
+    most significant: 5 bits a rank, 12 ranks per int64 word, or 6 bits and 10 when wide (more
+    letters than a 5-bit symbol names): 1 + the letter for a rank the path holds, the largest
+    symbol (all ones) for one it passes over (a later rank is held) and 0 after its last; so
+    keys compare as the token rows do, a row before the rows it is a prefix of, and the walk
+    needs no sorting of tokens."""
     cells = len(bucket_mask)
     cap = len(payload)
     kw = keys.shape[1]
+    key_word, key_shift, bits = _key_places(cells, wide)
+    skipped = (np.int64(1) << bits) - 1
+    mask_shift = LETTERS_SHIFT * (1 - wide)  # a node's mask: in its first word, or all of its second
     cell = np.empty(cells, np.int64)
     todo = np.empty(cells, np.int64)   # letters still to try at this depth
     ni = np.empty(cells, np.int64)     # next neighbour to try for the current letter
@@ -73,7 +99,7 @@ def class_walk(nodes, bucket_mask, nbrs, nbr_count, rank, keys, payload):
     for start in range(cells):
         d = 0
         cell[0] = start
-        todo[0] = (nodes[0] >> LETTERS_SHIFT) & bucket_mask[start]
+        todo[0] = (nodes[wide] >> mask_shift) & bucket_mask[start]
         ni[0] = nbr_count[start]
         used = np.int64(1) << start
         while d >= 0:
@@ -86,17 +112,18 @@ def class_walk(nodes, bucket_mask, nbrs, nbr_count, rank, keys, payload):
                 bits = todo[d]
                 letter = lowest_bit(bits)
                 todo[d] = bits & (bits - 1)
-                word = nodes[0 if d == 0 else node[d - 1]]
-                kid = (word & INDEX_MASK) + popcount((word >> LETTERS_SHIFT) & ((np.int64(1) << letter) - 1))
+                parent = 0 if d == 0 else node[d - 1] << wide
+                mask = nodes[parent + wide] >> mask_shift
+                kid = (nodes[parent] & INDEX_MASK) + popcount(mask & ((np.int64(1) << letter) - 1))
                 node[d] = kid
-                word = nodes[kid]
-                kids[d] = (word >> LETTERS_SHIFT) & LETTER_MASK
+                word = nodes[kid << wide]
+                kids[d] = nodes[(kid << wide) + wide] >> mask_shift
                 r = rank[c]
                 held[d + 1] = held[d] | (np.int64(1) << r)
                 top[d + 1] = max(top[d], r + 1)
                 for w in range(kw):
                     acc[d + 1, w] = acc[d, w]
-                acc[d + 1, r // KEY_RANKS] |= np.int64(letter + 1) << _symbol_shift(r)
+                acc[d + 1, key_word[r]] |= np.int64(letter + 1) << key_shift[r]
                 points = (word >> POINTS_SHIFT) & POINTS_MASK
                 if points > 0:
                     if count < cap:
@@ -105,7 +132,7 @@ def class_walk(nodes, bucket_mask, nbrs, nbr_count, rank, keys, payload):
                         gaps = ~held[d + 1] & ((np.int64(1) << top[d + 1]) - 1)
                         while gaps:
                             g = lowest_bit(gaps)
-                            keys[count, g // KEY_RANKS] |= np.int64(SKIPPED) << _symbol_shift(g)
+                            keys[count, key_word[g]] |= skipped << key_shift[g]
                             gaps &= gaps - 1
                         payload[count] = (kid << 16) | points
                     count += 1
@@ -149,7 +176,7 @@ def _bound_row(tokens, i, points, total, best, prev):
             total[k - 1] += best[k - 1]
             best[k - 1] = 0
     # a new cell at depth p closes the choice open there
-    if i > 0 and prev > p and (tokens[i, p] >> 5) != (tokens[i - 1, p] >> 5):
+    if i > 0 and prev > p and (tokens[i, p] >> TOKEN_SHIFT) != (tokens[i - 1, p] >> TOKEN_SHIFT):
         total[p] += best[p]
         best[p] = 0
     for k in range(p + 1, ln + 1):
@@ -203,9 +230,9 @@ def force(tokens, pts, token, base, out_tokens, out_pts):
     returns (rows, base + points of rows left empty (words wholly on forced cells), the
     subclass's tree bound with that base)."""
     n, width = tokens.shape
-    cell = token >> 5
+    cell = token >> TOKEN_SHIFT
     end = 0  # rows naming the cell come first
-    while end < n and (tokens[end, 0] >> 5) == cell:
+    while end < n and (tokens[end, 0] >> TOKEN_SHIFT) == cell:
         end += 1
     lo = 0
     while lo < end and tokens[lo, 0] < token:
@@ -282,7 +309,7 @@ def sort_bytes(rows: int, words: int) -> int:
 
 
 @kernel
-def sort_entries(keys, payload, cells, out_tokens, out_pts):
+def sort_entries(keys, payload, cells, wide, out_tokens, out_pts):
     """Sort the walk's rows by key, keep one row per (key, word), add up the points of rows with
     equal keys, and write the distinct rows as tokens to out_* (width: the longest row);
     returns how many. A stable radix sort, 12 bits a pass, orders the rows by the later key
@@ -298,11 +325,13 @@ def sort_entries(keys, payload, cells, out_tokens, out_pts):
     spare_key = np.empty(n, np.int64)
     spare_pay = np.empty(n, np.int64)
     count = np.empty(4096, np.int64)
+    key_word, key_shift, bits = _key_places(cells, wide)
+    skipped = (np.int64(1) << bits) - 1  # also the mask of a symbol
     for w in range(kw - 1, -1, -1):
         for i in range(n):
             key[i] = keys[perm[i], w] if kw > 1 else keys[i, w]
-        low = 5 * (KEY_RANKS - min(KEY_RANKS, cells - w * KEY_RANKS))  # the bits below hold no rank
-        for shift in range(low, 5 * KEY_RANKS, 12):
+        low = key_shift[min(cells, (w + 1) * (KEY_BITS // bits)) - 1]  # the bits below hold no rank
+        for shift in range(low, KEY_BITS, 12):
             if _radix_pass(key, pay, perm, shift, spare_key, spare_pay, spare_perm, count):
                 key, spare_key = spare_key, key
                 pay, spare_pay = spare_pay, pay
@@ -328,12 +357,12 @@ def sort_entries(keys, payload, cells, out_tokens, out_pts):
         out_pts[out] = pay[a] & 0xFFFF
         k = 0
         for r in range(cells):
-            word = key[a] if r < KEY_RANKS else keys[perm[a], r // KEY_RANKS]
-            symbol = (word >> _symbol_shift(r)) & 31
+            word = key[a] if key_word[r] == 0 else keys[perm[a], key_word[r]]
+            symbol = (word >> key_shift[r]) & skipped
             if symbol == 0:
                 break
-            if symbol != SKIPPED:
-                out_tokens[out, k] = r * 32 + symbol - 1
+            if symbol != skipped:
+                out_tokens[out, k] = (r << TOKEN_SHIFT) | (symbol - 1)
                 k += 1
         for j in range(k, width):
             out_tokens[out, j] = -1

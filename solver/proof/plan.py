@@ -279,9 +279,8 @@ class ProofPlan:
 
 def make_plan(lexicon, shape: Shape | tuple[int, int], classes: str | None = None) -> ProofPlan:
     """The split of the boards of `shape` over `lexicon`'s charset: the default one, or --classes."""
-    from .tables import check_letters, lexicon_digest
+    from .tables import lexicon_digest
 
-    check_letters(lexicon)
     try:
         shape = Shape.of(shape)
     except Exception as err:

@@ -11,8 +11,8 @@ merges nothing (ENABLE2K 3x4 classes are mostly walked from their root). The
 full boards it leaves are scored exactly by the ordinary solver.
 
 Memory per class, for R entry rows and C cells (K = ceil(C / 12) key words a
-row, W <= C the longest row): the walk's buffer (8K + 8 bytes a row, kept from
-class to class in this process), the sort's arrays (32 bytes a row while
+row, ceil(C / 10) over more than 30 letters; W <= C the longest row): the
+walk's buffer (8K + 8 bytes a row, kept from class to class in this process), the sort's arrays (32 bytes a row while
 sorting, 48 when K > 1), the sorted rows (2W + 8 bytes a row), a tree while
 one is walked (about 3.1 nodes a row on ENABLE2K 3x4 classes, 5 bytes a
 choice and 13 a letter: about 30 bytes a row) and, down the branch being
@@ -121,7 +121,8 @@ class ProofResult:
                 "fingerprint": self.fingerprint}
 
 
-_buffers: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # the walk's rows, kept for the next class
+_buffers: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # the walk's rows by (cells, wide), for the next class
+
 
 
 class _Geometry:
@@ -172,9 +173,10 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
     return tokens, pts
 
 
-def _kept_bytes(cells: int) -> int:
+def _kept_bytes(cells: int, wide: int) -> int:
     """The bytes of the buffers kept from class to class (the walk's rows, the subclass rows)."""
-    return sum(a.nbytes for a in _buffers.get(cells, ())) + sum(t.nbytes + p.nbytes for t, p in _depth_buffers.values())
+    walk_rows = _buffers.get((cells, wide), ())
+    return sum(a.nbytes for a in walk_rows) + sum(t.nbytes + p.nbytes for t, p in _depth_buffers.values())
 
 
 def _entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
@@ -185,26 +187,26 @@ def _entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np.ndar
     tables = tables_of(lexicon)
     geo = _Geometry(plan)
     bucket_mask = np.array([sum(1 << code for code in lexicon.charset.codes(b)) for b in cell_letters], np.int64)
-    cells = plan.shape.cells
-    buffers = _buffers.get(cells)
+    cells, wide = plan.shape.cells, tables.wide
+    buffers = _buffers.get((cells, wide))
     need = 1 << 18
     while True:
         if buffers is None:
-            buffers = _buffers[cells] = (np.empty((need, kernels.key_words(cells)), np.int64),
-                                         np.empty(need, np.int64))
+            buffers = _buffers[cells, wide] = (np.empty((need, kernels.key_words(cells, wide)), np.int64),
+                                               np.empty(need, np.int64))
         keys, payload = buffers
-        count, longest = kernels.class_walk(tables.nodes, bucket_mask, geo.nbrs, geo.nbr_count,
+        count, longest = kernels.class_walk(tables.nodes, wide, bucket_mask, geo.nbrs, geo.nbr_count,
                                             geo.rank, keys, payload)
         if count > MAX_ROWS:
             raise ClassTooLarge(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold")
         if count <= len(payload):
             break
         buffers, need = None, min(count + count // 4, MAX_ROWS)  # room to spare for the next classes
-        _buffers.pop(cells, None)
+        _buffers.pop((cells, wide), None)
     out_tokens = np.empty((count, max(int(longest), 1)), np.int16)
     out_pts = np.empty(count, np.int64)
-    rows = kernels.sort_entries(keys[:count], payload[:count], cells, out_tokens, out_pts)
-    held = _kept_bytes(cells) + kernels.sort_bytes(count, keys.shape[1]) + out_tokens.nbytes + out_pts.nbytes
+    rows = kernels.sort_entries(keys[:count], payload[:count], cells, wide, out_tokens, out_pts)
+    held = _kept_bytes(cells, wide) + kernels.sort_bytes(count, keys.shape[1]) + out_tokens.nbytes + out_pts.nbytes
     return out_tokens[:rows], out_pts[:rows], held
 
 
@@ -250,6 +252,7 @@ class _Prover:
         self.found: list[tuple[np.ndarray, int]] = []
         self.peak_bytes = 0  # see ClassRecord.peak_bytes
         self.walk_bound = next(ratio for cells, ratio in WALK_BOUNDS if self.shape.cells <= cells)
+        self.wide = tables_of(lexicon).wide
         self.rows: tuple[np.ndarray, np.ndarray] | None = None  # the piece's rows, while it is proved
 
     def run(self, cell_letters: list[str]) -> int:
@@ -303,7 +306,7 @@ class _Prover:
         cell = self.order[depth]
         out_tokens, out_pts = _scratch(depth, len(tokens), tokens.shape[1])
         for letter in self.codes[cell].tolist():
-            rows, sub_base, sub_bound = self.k.force(tokens, pts, depth * 32 + letter, base, out_tokens, out_pts)
+            rows, sub_base, sub_bound = self.k.force(tokens, pts, self.k.token(depth, letter), base, out_tokens, out_pts)
             board[cell] = letter
             self._search(out_tokens[:rows], out_pts[:rows], sub_base, int(sub_bound), depth + 1, board)
         board[cell] = -1
@@ -312,7 +315,7 @@ class _Prover:
         """The subclass's sum/choice tree (solver.proof.walk.build_tree), its bytes and the walk's
         (two int64 a choice) noted with what else is held then."""
         tree = self.w.build_tree(tokens, pts, base)
-        held = _kept_bytes(self.shape.cells) + sum(a.nbytes for a in (*self.rows, *tree)) + 16 * len(tree[0])
+        held = _kept_bytes(self.shape.cells, self.wide) + sum(a.nbytes for a in (*self.rows, *tree)) + 16 * len(tree[0])
         self.peak_bytes = max(self.peak_bytes, held)
         return tree
 
@@ -324,7 +327,8 @@ class _Prover:
         """Force the cells left with the allocation-free walk (solver.proof.walk) of the subclass's
         tree; score the boards it leaves exactly."""
         while True:
-            found, nodes = self.w.walk(*tree, depth, self.letters, self.letter_count, self.min_score, self.walked)
+            found, nodes = self.w.walk(*tree, depth, self.letters, self.letter_count, self.wide, self.min_score,
+                                       self.walked)
             if found <= len(self.walked):
                 break
             self.walked = np.empty((found, self.shape.cells), np.int64)

@@ -1,13 +1,16 @@
 """The lexicon as the proof kernels read it: a compact trie over the charset.
 
-`nodes[n]` is one int64 per node of the trie (node 0 the root): its first child in bits
-0-27, the points of the word ending at node n in bits 28-31 (0 when none does; at most 11)
-and its letter mask from bit 32 (up to MAX_LETTERS letters), so the class walk reads one
-word per step in any charset a proof can take, narrow or wide in the files
-(solver/layout.py). The node number is the word's identity. A tile is one letter ('q'),
-its face's letters long when scored. A lexicon that holds a trie (`Lexicon.as_trie`) gives
-the arrays straight from its node words, vectorised; the others build them from their word
-list.
+Node n of the trie (node 0 the root) has its first child in bits 0-27 of an int64 and the
+points of the word ending at n in bits 28-31 (0 when none does; at most 11). Its letter mask
+(bit i: a child for letter i) sits in one of two layouts, chosen by the charset's size and
+given to the kernels as `wide` (0 or 1), as the files' node layouts are (solver/layout.py):
+narrow (up to NARROW_LETTERS letters, English among them) from bit 32 of that same word, one
+word a node, so the class walk reads one word per step; wide (up to the charset's
+MAX_LETTERS) the whole of a second word, two words a node (node n's first at n << wide). The
+width of a letter in the class walk's row keys follows the same choice (solver/proof/kernels.py).
+The node number is the word's identity. A tile is one letter ('q'), its face's letters long
+when scored. A lexicon that holds a trie (`Lexicon.as_trie`) gives the arrays straight from
+its node words, vectorised; the others build them from their word list.
 """
 
 from __future__ import annotations
@@ -22,17 +25,22 @@ from ..board import points
 from ..errors import DawgError
 from ..layout import NodeLayout
 
-MAX_LETTERS = 30  # the class walk's row keys hold 1 + a letter code in 5 bits, 31 and 0 being marks
+NARROW_LETTERS = 30  # a narrow node's mask fits bits 32-62, a narrow key's 5-bit letter symbol 1..30
 INDEX_MASK = (1 << 28) - 1  # the first child
 POINTS_SHIFT = 28
 POINTS_MASK = 0xF  # points of a word: at most 11
-LETTERS_SHIFT = 32
-LETTER_MASK = (1 << MAX_LETTERS) - 1
+LETTERS_SHIFT = 32  # of a narrow node's mask
+
+
+def wide_of(letters: int) -> int:
+    """The layout of a charset of `letters` letters: 0 (narrow) up to NARROW_LETTERS, else 1."""
+    return int(letters > NARROW_LETTERS)
 
 
 @dataclass(frozen=True)
 class Tables:
-    nodes: np.ndarray    # int64 per node: first child | points << POINTS_SHIFT | letter mask << LETTERS_SHIFT
+    nodes: np.ndarray  # int64: first child | points << POINTS_SHIFT, then mask << LETTERS_SHIFT (narrow) or a mask word
+    wide: int          # 0 or 1: the layout (see the module)
 
 
 _cache: dict[int, tuple[weakref.ref, Tables]] = {}
@@ -44,18 +52,10 @@ def tables_of(lexicon) -> Tables:
     hit = _cache.get(key)
     if hit is not None and hit[0]() is lexicon:
         return hit[1]
-    check_letters(lexicon)
     trie = lexicon.as_trie()
     tables = _from_trie(lexicon, trie.nodes, trie.layout) if trie is not None else _from_words(lexicon)
     _cache[key] = (weakref.ref(lexicon, lambda _, key=key: _cache.pop(key, None)), tables)
     return tables
-
-
-def check_letters(lexicon) -> None:
-    """DawgError unless the proof can take the lexicon's charset (MAX_LETTERS letters at most)."""
-    if len(lexicon.charset) > MAX_LETTERS:
-        raise DawgError(f"{lexicon.path}: {len(lexicon.charset)} letters; proofs take lexicons of up to "
-                        f"{MAX_LETTERS} letters")
 
 
 def _spelled_points(lengths: np.ndarray) -> np.ndarray:
@@ -77,15 +77,17 @@ def _from_trie(lexicon, nodes: np.ndarray, layout: NodeLayout) -> Tables:
     for _ in range(int(lexicon.max_length) + 1):  # a fixed point, one level deeper each time
         length[1:] = length[parent[1:]] + step[1:]
     pts = np.where(eow == 1, _spelled_points(length), 0).astype(np.int64)
-    return _tables(first, mask, pts)
+    return _tables(first, mask, pts, wide_of(len(lexicon.charset)))
 
 
-def _tables(first: np.ndarray, mask: np.ndarray, pts: np.ndarray) -> Tables:
+def _tables(first: np.ndarray, mask: np.ndarray, pts: np.ndarray, wide: int) -> Tables:
     if pts.max(initial=0) > POINTS_MASK:
         raise DawgError("word points do not fit the proof's compact trie (4 bits)")
     if len(first) > INDEX_MASK:
         raise DawgError(f"{len(first):,} trie nodes; the proof's compact trie holds {INDEX_MASK:,}")
-    return Tables(np.ascontiguousarray(first | (pts << POINTS_SHIFT) | (mask << LETTERS_SHIFT)))
+    head = first | (pts << POINTS_SHIFT)
+    nodes = np.column_stack([head, mask]).ravel() if wide else head | (mask << LETTERS_SHIFT)
+    return Tables(np.ascontiguousarray(nodes), wide)
 
 
 def _from_words(lexicon) -> Tables:
@@ -113,7 +115,7 @@ def _from_words(lexicon) -> Tables:
         if kids[old]:
             mask[new[old]] = sum(1 << letter for letter in kids[old])
             first[new[old]] = new[kids[old][min(kids[old])]]
-    return _tables(first, mask, np.array([pts[old] for old in order], np.int64))
+    return _tables(first, mask, np.array([pts[old] for old in order], np.int64), wide_of(len(lexicon.charset)))
 
 
 def lexicon_digest(lexicon) -> str:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import kernel
+from .kernels import LETTER_OF, SYMBOL_BITS, TOKEN_SHIFT
 
 
 @kernel
@@ -76,7 +77,7 @@ def _level_sizes(tokens):
         for k in range(p, ln):
             slots[k + 1] += 1
             choices[k] += 1
-        if p < prev and p < ln and (tokens[i, p] >> 5) == (tokens[i - 1, p] >> 5):
+        if p < prev and p < ln and (tokens[i, p] >> TOKEN_SHIFT) == (tokens[i - 1, p] >> TOKEN_SHIFT):
             choices[p] -= 1
         prev = ln
     return slots, choices
@@ -134,20 +135,20 @@ def build_tree(tokens, pts, base):
         ln = _row_length(tokens, i)
         p = _common(tokens, i, prev, ln)
         _close_slots(prev, p, sums, choice, best, total, s_bound)
-        if p < ln and choice[p] >= 0 and q_rank[choice[p]] != tokens[i, p] >> 5:
+        if p < ln and choice[p] >= 0 and q_rank[choice[p]] != tokens[i, p] >> TOKEN_SHIFT:
             _close_choice(p, choice, best, total)
         for k in range(p, ln):
             t = tokens[i, k]
             if choice[k] < 0:
                 h = next_choice[k]
                 next_choice[k] += 1
-                q_rank[h] = t >> 5
+                q_rank[h] = t >> TOKEN_SHIFT
                 q_slot[h] = next_slot[k + 1]
                 choice[k] = h
                 best[k] = 0
             s = next_slot[k + 1]
             next_slot[k + 1] += 1
-            s_letter[s] = t & 31
+            s_letter[s] = t & LETTER_OF
             s_choice[s] = next_choice[k + 1]
             sums[k + 1] = s
             total[k + 1] = 0
@@ -183,11 +184,13 @@ def _push(q, pend, top, by_letter, rank_max, q_rank, q_slot, s_letter, s_bound):
 
 
 @kernel
-def walk(q_rank, q_slot, s_letter, s_value, s_bound, s_choice, rank0, letters, letter_count, target, out):
+def walk(q_rank, q_slot, s_letter, s_value, s_bound, s_choice, rank0, letters, letter_count, wide, target, out):
     """Every full board of the subclass (ranks below rank0 forced, the tree's root its sum node)
     whose walk bound reaches `target`: writes the letters of ranks rank0.. of each to a row of
     `out` (indexed by rank) while there is room; returns (boards, bounds computed).
-    letters[r, :letter_count[r]]: the letters the cell of rank r may hold, in increasing order.
+    letters[r, :letter_count[r]]: the letters the cell of rank r may hold, in increasing order;
+    wide: the charset's layout (solver.proof.tables): by_letter has room for 32 letter codes, or
+    64 when wide.
 
     by_letter[r, a] is the sum of U over the children for letter a of the choices pending at
     rank r; a partial board's bound is its points + the sum over the ranks still open of the
@@ -203,10 +206,11 @@ def walk(q_rank, q_slot, s_letter, s_value, s_bound, s_choice, rank0, letters, l
     first = top.copy()               # where each rank's pending choices begin
     pend = np.empty(max(1, top[ranks - 1] + per_rank[ranks - 1]), np.int64)
     cur = np.empty(len(pend), np.int64)  # the next letter slot to look at of each pending choice
-    by_letter = np.zeros((ranks, 32), np.int64)
+    span = 1 << (SYMBOL_BITS + wide)  # the letter codes by_letter has room for
+    by_letter = np.zeros((ranks, span), np.int64)
     rank_max = np.zeros(ranks, np.int64)  # the max of each rank's by_letter
     saved = np.zeros((ranks + 1, ranks), np.int64)
-    snap = np.zeros((ranks + 1, ranks, 32), np.int64)  # by_letter of the ranks below each depth, on entry
+    snap = np.zeros((ranks + 1, ranks, span), np.int64)  # by_letter of the ranks below each depth, on entry
     snap_max = np.zeros((ranks + 1, ranks), np.int64)  # ... and their maxima
     dirty = np.zeros(ranks + 1, np.bool_)  # whether a letter of the depth has pushed since
     points = np.zeros(ranks + 1, np.int64)
