@@ -89,12 +89,21 @@ def dice_for_size(size: Shape | None) -> str:
 def load_dice(spec: str, charset: Charset = ENGLISH_CHARSET, size: Shape | None = None) -> DiceSet:
     """A built-in set by name, or a dice file by path; `charset` says what a tile's letter alone
     means (English 'Q': Qu), `size` picks the set of a file of several."""
+    return parse_dice(_dice_text(spec), spec, charset, size)
+
+
+def load_dice_sets(spec: str, charset: Charset = ENGLISH_CHARSET) -> list[DiceSet]:
+    """Every set of a built-in set or dice file, in file order (Tanglet's hold a 4x4 and a 5x5 set)."""
+    return parse_dice_sets(_dice_text(spec), spec, charset)
+
+
+def _dice_text(spec: str) -> str:
     if spec in builtin_dice_names():
-        return parse_dice((_dice_directory() / f"{spec}.txt").read_text(encoding="utf-8"), spec, charset, size)
+        return (_dice_directory() / f"{spec}.txt").read_text(encoding="utf-8")
     if not Path(spec).exists():
         raise ParameterError("dice", f"{spec!r} is neither a dice file nor a built-in set "
                         f"({', '.join(builtin_dice_names())})")
-    return parse_dice(_read_dice_file(spec), spec, charset, size)
+    return _read_dice_file(spec)
 
 
 def _read_dice_file(spec: str) -> str:
@@ -123,6 +132,16 @@ def _read_dice_file(spec: str) -> str:
 def parse_dice(text: str, name: str, charset: Charset = ENGLISH_CHARSET, size: Shape | None = None) -> DiceSet:
     """The dice of a dice file's text for a board of `size` (see the module); errors name the file
     (`name`) and line."""
+    sets = parse_dice_sets(text, name, charset)
+    dice = _pick_set([one.dice for one in sets], name, size)
+    if len(dice) > MAX_SIDE * MAX_SIDE:
+        raise DawgError(f"{name}: {len(dice)} dice, more than the {MAX_SIDE}x{MAX_SIDE} board's "
+                        f"{MAX_SIDE * MAX_SIDE} cells")
+    return DiceSet(name, sets[0].description, dice)
+
+
+def parse_dice_sets(text: str, name: str, charset: Charset = ENGLISH_CHARSET) -> list[DiceSet]:
+    """Every set of a dice file's text, in order; errors name the file (`name`) and line."""
     sets: list[list[tuple[str, ...]]] = [[]]
     description = ""
     first_die_line = 0
@@ -148,14 +167,10 @@ def parse_dice(text: str, name: str, charset: Charset = ENGLISH_CHARSET, size: S
     sets = [dice for dice in sets if dice]
     if not sets:
         raise DawgError(f"{name}: no dice (one die per line, e.g. 'A A E E G N')")
-    dice = _pick_set(sets, name, size)
-    if len(dice) > MAX_SIDE * MAX_SIDE:
-        raise DawgError(f"{name}: {len(dice)} dice, more than the {MAX_SIDE}x{MAX_SIDE} board's "
-                        f"{MAX_SIDE * MAX_SIDE} cells")
-    return DiceSet(name, description, tuple(dice))
+    return [DiceSet(name, description, tuple(dice)) for dice in sets]
 
 
-def _pick_set(sets: list[list[tuple[str, ...]]], name: str, size: Shape | None) -> list[tuple[str, ...]]:
+def _pick_set(sets: list[tuple[tuple[str, ...], ...]], name: str, size: Shape | None) -> tuple[tuple[str, ...], ...]:
     """The set that fills a board of `size`; the first without a size, or when the file has one."""
     if size is None or len(sets) == 1:
         return sets[0]

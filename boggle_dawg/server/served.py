@@ -13,7 +13,7 @@ defaults) and the rest of the program never import it.
 from __future__ import annotations
 
 import dataclasses
-from contextlib import suppress
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from ..defaults import DEFAULT_WORD_LIST, lexicon_or_default
 from ..solver.backends import Scorer
 from ..solver.board import MAX_SIDE, Board, Shape
 from ..solver.charset import Charset
-from ..solver.dice_sets import DEFAULT_DICE, DICE_FOR_SIDE, DiceSet, builtin_dice_names, load_dice
+from ..solver.dice_sets import DEFAULT_DICE, DICE_FOR_SIDE, DiceSet, builtin_dice_names, load_dice_sets
 from ..solver.engine import Found, solve_one
 from ..solver.errors import DawgError
 from ..solver.formats.common import MANIFEST_FILE
@@ -94,15 +94,14 @@ class DiceSource:
     def sets(self, charset: Charset) -> list[DiceSet]:
         """Every set of the source read with `charset` (Tanglet's files hold a 4x4 and a 5x5 set;
         `load_dice` picks one by the board it fills), named by the source; each fills a square board."""
-        first = load_dice(self.spec, charset)
+        every = load_dice_sets(self.spec, charset)
         found = {}
-        for side in range(1, MAX_SIDE + 1):
-            with suppress(DawgError):  # no set of this file fills a board of this side
-                one = load_dice(self.spec, charset, Shape(side, side))
-                if len(one.dice) == side * side:
-                    found.setdefault(one.dice, one)
+        for one in sorted(every, key=lambda d: len(d.dice)):  # smallest board first
+            side = math.isqrt(len(one.dice))
+            if side * side == len(one.dice) and side <= MAX_SIDE:
+                found.setdefault(one.dice, one)
         if not found:
-            first.shape()  # the library's one line: these dice fill no square board
+            every[0].shape()  # the library's one line: these dice fill no square board
         return [dataclasses.replace(one, name=self.name) for one in found.values()]
 
     def fitting(self, charset: Charset) -> list[DiceSet]:
