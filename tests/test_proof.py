@@ -18,6 +18,7 @@ from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.proof import ClassRecord, class_entries, make_plan, prove, prove_class
 from boggle_dawg.solver.proof import kernels as K
 from boggle_dawg.solver.proof import run as R
+from boggle_dawg.solver.proof import tree as T
 from boggle_dawg.solver.proof import walk as W
 from boggle_dawg.solver.search import canonical_codes
 
@@ -40,21 +41,53 @@ def _faces(board: tuple[str, ...]) -> list[str]:
     return ["qu" if ch == "q" else ch for ch in board]
 
 
-def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit):
+def _force_rows(tokens, pts, depth, letter, base):
+    """The rows, points and base of the subclass with the cell of rank `depth` (the smallest rank
+    in the rows) set to `letter`, computed plainly: the rows naming that cell with another letter
+    dropped, the token dropped from those naming it with `letter`, equal rows added up, rows left
+    empty added to the base."""
+    width = tokens.shape[1]
+    first = tokens[:, 0]
+    named = (first >= 0) & ((first >> K.TOKEN_SHIFT) == depth)
+    hit = named & (first == K.token(depth, letter))
+    moved = np.concatenate([tokens[hit, 1:], np.full((int(hit.sum()), 1), -1, tokens.dtype)], axis=1)
+    rows = np.concatenate([tokens[~named], moved])
+    points = np.concatenate([pts[~named], pts[hit]])
+    empty = rows[:, 0] < 0
+    base += int(points[empty].sum())
+    rows, points = rows[~empty], points[~empty]
+    order = np.lexsort(rows.T[::-1])
+    rows, points = rows[order], points[order]
+    fresh = np.ones(len(rows), bool)
+    fresh[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    starts = np.flatnonzero(fresh)
+    return rows[starts].reshape(-1, width), np.add.reduceat(points, starts) if len(rows) else points, base
+
+
+def _tree(tokens, pts, base, spare=0.5):
+    return T.Tree(tokens, pts, base, spare=spare)
+
+
+def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit, tree=None, root=0):
     """Call visit(forced cells -> letter, bound) for the class and every partly forced subclass,
-    forcing as the prover does (kernels.force in split order)."""
-    visit(dict(forced), int(K.tree_bound(tokens, pts, base)))
+    forcing as the prover does (on the tree, in split order), each forced tree's bound checked
+    against the tree of the subclass's rows (forced plainly, `_force_rows`). The arena starts
+    with no room to spare, so it grows often."""
+    tree = _tree(tokens, pts, base, spare=0) if tree is None else tree
+    bound = tree.bound(root)
+    assert bound == K.tree_bound(tokens, pts, base)
+    visit(dict(forced), bound)
     if depth == len(order):
         return
     cell = order[depth]
     for letter in codes[cell]:
-        out_t = np.empty_like(tokens)
-        out_p = np.empty_like(pts)
-        rows, sub_base, sub_bound = K.force(tokens, pts, K.token(depth, letter), base, out_t, out_p)
-        assert sub_bound == K.tree_bound(out_t[:rows], out_p[:rows], sub_base)
+        mark = tree.mark()
+        sub = tree.force(root, depth, letter, len(codes), max(map(len, codes)))
         forced[cell] = letter
-        _forced_subtrees(out_t[:rows], out_p[:rows], order, codes, depth + 1, sub_base, forced, visit)
+        t, p, b = _force_rows(tokens, pts, depth, letter, base)
+        _forced_subtrees(t, p, order, codes, depth + 1, b, forced, visit, tree, sub)
         del forced[cell]
+        tree.reset(mark)
 
 
 def _check_class(lex, plan, class_id, exact, max_depth=None):
@@ -102,13 +135,6 @@ def test_bound_holds_on_3x3_small(make_lexicon):
         _check_class(lex, plan, class_id, lambda b: ref.score(_faces(b), 3, 3))
 
 
-def _force(tokens, pts, depth, letter, base):
-    """The rows, points and base of the subclass with the cell of rank `depth` set to `letter`."""
-    out_t, out_p = np.empty_like(tokens), np.empty_like(pts)
-    rows, base, _ = K.force(tokens, pts, K.token(depth, letter), base, out_t, out_p)
-    return out_t[:rows], out_p[:rows], base
-
-
 @pytest.fixture(scope="module")
 def enable2k():
     path = shared_path("lexicons", "enable2k.txt")
@@ -128,11 +154,13 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k):
     tokens, pts = class_entries(lex, plan, cell_letters)
     rng = random.Random(7)
     assert ref.score(list(board), 3, 3) == 545
-    # random branches of the forcing tree, down to single boards; boards sampled in each subclass
+    tree = _tree(tokens, pts, 0)
+    # random branches of the forcing tree (forced on the tree, as the prover does), down to single
+    # boards; boards sampled in each subclass
     for _ in range(12):
-        t, p, base, forced = tokens, pts, 0, {}
+        mark, root, forced = tree.mark(), tree.root, {}
         for depth, cell in enumerate(plan.order):
-            bound = int(K.tree_bound(t, p, base))
+            bound = tree.bound(root)
             for _ in range(4):
                 b = [letters[forced[c]] if c in forced else rng.choice(cell_letters[c]) for c in range(9)]
                 assert bound >= ref.score(_faces(b), 3, 3), (forced, bound)
@@ -141,19 +169,21 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k):
             letter = rng.choice(codes[cell])
             if depth < 4 and letter != letters.index(board[cell]) and rng.random() < 0.5:
                 letter = letters.index(board[cell])  # often follow the best board's branch
-            t, p, base = _force(t, p, depth, letter, base)
+            root = tree.force(root, depth, letter, 9, len(letters))
             forced[cell] = letter
         full = [letters[forced[c]] for c in range(9)]
-        assert int(K.tree_bound(t, p, base)) >= ref.score(_faces(full), 3, 3)
+        assert tree.bound(root) >= ref.score(_faces(full), 3, 3)
+        tree.reset(mark)
 
 
 @pytest.mark.slow
 def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k):
     """At 4x4 the bound of a subclass with some cells forced to letters and the others left to their
-    buckets, by the merge (`force`, `tree_bound`) and by the walk's tree (`build_tree`), is at least
-    the brute-force score of 200 boards sampled in it, down a branch of the class of perslatgsineters
-    (the default 4x4 split, its first 3 cells in split order set to the board's letters) that follows
-    that board half of the time."""
+    buckets, forced on the tree as the prover does (solver.proof.tree), equals the bound of its
+    rows forced plainly (`_force_rows`, `tree_bound`) and is at least the brute-force score of 200
+    boards sampled in it, down a branch of the class of perslatgsineters (the default 4x4 split,
+    its first 3 cells in split order set to the board's letters) that follows that board half of
+    the time."""
     lex = open_lexicon(built("enable2k"))
     ref = Reference.from_file(enable2k)
     plan = make_plan(lex, (4, 4))
@@ -164,21 +194,23 @@ def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k):
         cell_letters[cell] = board[cell]
     codes = [[letters.index(ch) for ch in b] for b in cell_letters]
     t, p = class_entries(lex, plan, cell_letters)
-    base, forced, rng = 0, {}, random.Random(24)
+    tree = _tree(t, p, 0)
+    root, base, forced, rng = tree.root, 0, {}, random.Random(24)
     for depth, cell in enumerate(plan.order):
         if depth in (3, 6, 9, 12):
-            bound = int(K.tree_bound(t, p, base))
-            assert W.root_bound(W.build_tree(t, p, base)) == bound
+            bound = tree.bound(root)
+            assert int(K.tree_bound(t, p, base)) == bound
             best = 0
             for _ in range(200):
                 b = [letters[forced[c]] if c in forced else rng.choice(cell_letters[c]) for c in range(16)]
                 best = max(best, ref.score(_faces(b), 4, 4))
             assert bound >= best > 0, (forced, bound, best)
         letter = letters.index(board[cell]) if rng.random() < 0.5 else rng.choice(codes[cell])
-        t, p, base = _force(t, p, depth, letter, base)
+        root = tree.force(root, depth, letter, 16, len(letters))
+        t, p, base = _force_rows(t, p, depth, letter, base)
         forced[cell] = letter
     full = [letters[forced[c]] for c in range(16)]
-    assert int(K.tree_bound(t, p, base)) >= ref.score(_faces(full), 4, 4)
+    assert tree.bound(root) == int(K.tree_bound(t, p, base)) >= ref.score(_faces(full), 4, 4)
 
 
 @pytest.mark.parametrize("size,spec,seed", [((2, 2), "aeq,rstu", 21), ((2, 3), "ae,qrstu", 22),
@@ -202,17 +234,16 @@ def test_walk_leaves_every_board_reaching_the_target(make_lexicon, size, spec, s
         boards = np.array(list(itertools.product(*codes)), np.int64)
         scores = lex.score_codes(boards, plan.shape)
         tokens, pts = class_entries(lex, plan, plan.class_buckets(class_id))
-        subclasses = [(None, tokens, pts, 0)]
+        tree = _tree(tokens, pts, 0)
+        subclasses = [(None, tree.root)]
         for letter in codes[order[0]]:
-            out_t, out_p = np.empty_like(tokens), np.empty_like(pts)
-            rows, base, _ = K.force(tokens, pts, letter, 0, out_t, out_p)
-            subclasses.append((letter, out_t[:rows], out_p[:rows], base))
+            subclasses.append((letter, tree.force(tree.root, 0, letter, cells, len(letters))))
         for target in sorted(set(scores.tolist()))[-3:] + [1]:
-            for letter, t, p, base in subclasses:
+            for letter, root in subclasses:
                 rank0 = 0 if letter is None else 1
                 inside = np.ones(len(boards), bool) if letter is None else boards[:, order[0]] == letter
                 out = np.empty((len(boards), cells), np.int64)
-                found, nodes = W.walk(*W.build_tree(t, p, base), rank0, table, counts, 0, target, out)
+                found, nodes = W.walk(*tree.arrays, root, rank0, table, counts, 0, target, out)
                 assert nodes >= 1 and found <= inside.sum()
                 walked = np.empty((found, cells), np.int64)
                 walked[:, order] = out[:found]

@@ -1,6 +1,7 @@
-"""Compiled kernels of the proof: the class walk, the sum/choice tree bound and forcing a cell.
+"""Compiled kernels of the proof: the class walk that lists its entries, their sort, and the
+sum/choice tree bound of sorted entries.
 
-All three work on "entries": one row per distinct (set of (cell, letter) pairs,
+They work on "entries": one row per distinct (set of (cell, letter) pairs,
 word) a path of the class can spell, aggregated by pair set. A pair is a token
 `token(rank, letter)` (rank << 6 | letter, room for every letter code), where
 rank is the cell's place in the split order; a row holds its tokens in
@@ -14,11 +15,8 @@ points ending there + the sum of U over its choices, U(choice) = the max over
 its letters. `tree_bound` computes it in one pass over the sorted rows with a
 stack of running sums and maxima per depth, without building nodes.
 
-Forcing the next cell of the split order (the one of rank r, the smallest rank
-still in any row) to a letter keeps the rows that do not name that cell and the
-rows whose first token is (cell, letter) with that token dropped, merged back
-into one sorted list (equal rows add their points): the entries of the
-subclass, so its tree and bound follow from the same kernels.
+The prover builds the tree as nodes once per class (solver.proof.walk) and
+forces cells on it (solver.proof.tree).
 
 Plain functions, compiled by numba with its disk cache (explicit stacks, no
 recursion, no Python objects).
@@ -208,71 +206,6 @@ def tree_bound(tokens, pts, base):
     for i in range(n):
         prev = _bound_row(tokens, i, pts[i], total, best, prev)
     return _bound_end(total, best, prev)
-
-
-@kernel
-def _compare(a, i, shift_a, b, j, width):
-    """Compare row i of a (its first token dropped when shift_a) with row j of b: -1, 0, 1."""
-    for k in range(width):
-        x = a[i, k + shift_a] if k + shift_a < width else -1
-        y = b[j, k]
-        if x != y:
-            return -1 if x < y else 1
-        if x < 0:
-            return 0
-    return 0
-
-
-@kernel
-def force(tokens, pts, token, base, out_tokens, out_pts):
-    """The entries of the subclass with the first cell of the split order set: `token` is
-    (its rank, the letter). Writes the merged rows to out_* (room for len(tokens) rows) and
-    returns (rows, base + points of rows left empty (words wholly on forced cells), the
-    subclass's tree bound with that base)."""
-    n, width = tokens.shape
-    cell = token >> TOKEN_SHIFT
-    end = 0  # rows naming the cell come first
-    while end < n and (tokens[end, 0] >> TOKEN_SHIFT) == cell:
-        end += 1
-    lo = 0
-    while lo < end and tokens[lo, 0] < token:
-        lo += 1
-    hi = lo
-    while hi < end and tokens[hi, 0] == token:
-        hi += 1
-    i = lo
-    if i < hi and (width == 1 or tokens[i, 1] < 0):  # the row that was (cell, letter) alone
-        base += pts[i]
-        i += 1
-    j = end
-    out = 0
-    total = np.zeros(width + 1, np.int64)
-    best = np.zeros(width + 1, np.int64)
-    prev = 0
-    while i < hi or j < n:
-        if i < hi and j < n:
-            order = _compare(tokens, i, 1, tokens, j, width)
-        else:
-            order = -1 if i < hi else 1
-        if order <= 0:
-            for k in range(width - 1):
-                out_tokens[out, k] = tokens[i, k + 1]
-            if width:
-                out_tokens[out, width - 1] = -1
-            out_pts[out] = pts[i]
-            i += 1
-            if order == 0:
-                out_pts[out] += pts[j]
-                j += 1
-        else:
-            for k in range(width):
-                out_tokens[out, k] = tokens[j, k]
-            out_pts[out] = pts[j]
-            j += 1
-        prev = _bound_row(out_tokens, out, out_pts[out], total, best, prev)
-        out += 1
-    total[0] += base
-    return out, base, _bound_end(total, best, prev)
 
 
 @kernel

@@ -1,28 +1,29 @@
 """Proving a score bound over every board of a shape: per class (`prove_class`) and in full (`prove`).
 
 For a class: walk it to get its entries (solver.proof.kernels) and build its
-sum/choice tree (solver.proof.walk), whose root's bound is the class's. While
-the bound of a subclass reaches the target, force the next cell of the split
-order to each letter of its bucket by merging row lists; once few cells are
-left (WALK_CELLS) or the bound is within `walk_bound` times the target, build
-the subclass's tree and force the remaining cells with the allocation-free
-walk, which prunes on a bound as tight as a merge's at each cell's top but
-merges nothing (ENABLE2K 3x4 classes are mostly walked from their root). The
-full boards it leaves are scored exactly by the ordinary solver.
+sum/choice tree once, as nodes in an arena (solver.proof.tree), whose root's
+bound is the class's. While the bound of a subclass reaches the target, force
+the next cell of the split order to each letter of its bucket on the tree
+itself (the letter's subtree merged into the rest, unchanged subtrees shared;
+the nodes made are dropped when the branch is done); once few cells are left
+(WALK_CELLS) or the bound is within WALK_BOUND times the target, force the
+remaining cells with the allocation-free walk (solver.proof.walk), which
+prunes on a bound as tight as a merge's at each cell's top but merges nothing.
+The full boards it leaves are scored exactly by the ordinary solver.
 
 Memory per class, for R entry rows and C cells (K = ceil(C / 12) key words a
 row, ceil(C / 10) over more than 30 letters; W <= C the longest row): the
-walk's buffer (8K + 8 bytes a row, kept from class to class in this process), the sort's arrays (32 bytes a row while
-sorting, 48 when K > 1), the sorted rows (2W + 8 bytes a row), a tree while
-one is walked (about 3.1 nodes a row on ENABLE2K 3x4 classes, 5 bytes a
-choice and 13 a letter: about 30 bytes a row) and, down the branch being
-explored, one subclass buffer per forced cell, each no larger than its parent
-(also kept for the next class): at most about (8K + 8) + (C + 1) x (2W + 8)
-+ 30 bytes a row, 462 at 12 cells. A class whose walk would give more than
-MAX_ROWS rows (2^25) is proved in pieces, one bucket halved until each piece
-fits, so a class never needs more than about 14.5 GiB (12 cells); in practice
-subclasses shrink fast, most classes are walked from their root (no subclass
-buffers), and a worker proving ENABLE2K 3x4 classes of up to 2^25 rows peaks at a few GB.
+walk's buffer (8K + 8 bytes a row, kept from class to class in this process),
+the sort's arrays (32 bytes a row while sorting, 48 when K > 1), the sorted
+rows (2W + 8 bytes a row, dropped once the tree is built) and the tree's
+arena: 24 bytes a node (a header and the parent's row for it, in two int32
+tables of three columns; about 4 nodes a row on ENABLE2K 4x4 classes), with
+half as much again to spare, growing by doubling while forced subtrees down
+the branch being explored need more (they share what they do not change, so
+they take a fraction of their parent each), kept for the next class. A class
+whose walk would give more than MAX_ROWS rows (2^25) is proved in pieces, one
+bucket halved until each piece fits. `ClassRecord.peak_bytes` is what a class
+held; benchmarks/results/prove.md has the figures measured at 4x4.
 """
 
 from __future__ import annotations
@@ -43,10 +44,9 @@ from .plan import ProofPlan, make_plan
 from .tables import tables_of
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
-WALK_CELLS = 7               # with at most this many cells left to force, walk the tree instead of merging
-WALK_BOUNDS = ((12, 6), (64, 4))  # ... or once the bound is at most this many times the target, by board cells:
-# 6 up to 12 cells (measured on 3x4), 4 beyond (on 4x4 classes 6 walks too early and 2.5 merges too long:
-# benchmarks/results/prove.md, "4x4")
+WALK_CELLS = 7               # with at most this many cells left to force, walk instead of forcing on the tree
+WALK_BOUND = 2.2             # ... or once the bound is at most this many times the target (measured on 3x3,
+# 3x4 and 4x4 classes: benchmarks/results/prove.md, "Forcing on the tree")
 SCORE_BATCH = 4096           # boards scored exactly per call of the solver
 
 
@@ -122,6 +122,7 @@ class ProofResult:
 
 
 _buffers: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # the walk's rows by (cells, wide), for the next class
+_kept_trees: list = []  # the last class's tree (solver.proof.tree.Tree), whose tables the next class reuses
 
 
 
@@ -174,9 +175,9 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
 
 
 def _kept_bytes(cells: int, wide: int) -> int:
-    """The bytes of the buffers kept from class to class (the walk's rows, the subclass rows)."""
+    """The bytes of the buffers kept from class to class (the class walk's rows, the last tree)."""
     walk_rows = _buffers.get((cells, wide), ())
-    return sum(a.nbytes for a in walk_rows) + sum(t.nbytes + p.nbytes for t, p in _depth_buffers.values())
+    return sum(a.nbytes for a in walk_rows) + sum(tree.nbytes for tree in _kept_trees)
 
 
 def _entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
@@ -218,26 +219,13 @@ def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str]) -> int:
     return int(kernels.tree_bound(tokens, pts, 0))
 
 
-_depth_buffers: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def _scratch(depth: int, rows: int, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Room for the rows of a subclass at `depth` (a subclass never has more rows than its
-    parent), kept from class to class so its memory is touched once."""
-    have = _depth_buffers.get(depth)
-    if have is None or have[0].shape[0] < rows or have[0].shape[1] < width:
-        size = max(rows, have[0].shape[0] if have else 0, 1024)
-        have = _depth_buffers[depth] = (np.empty((size, width), np.int16), np.empty(size, np.int64))
-    return have[0][:rows, :width], have[1][:rows]
-
-
 class _Prover:
     """Branch and bound over one class."""
 
     def __init__(self, lexicon, plan: ProofPlan, min_score: int) -> None:
-        from . import kernels, walk
+        from . import tree, walk
 
-        self.k = kernels
+        self.t = tree
         self.w = walk
         self.lexicon = lexicon
         self.plan = plan
@@ -251,9 +239,8 @@ class _Prover:
         self.pending_count = 0
         self.found: list[tuple[np.ndarray, int]] = []
         self.peak_bytes = 0  # see ClassRecord.peak_bytes
-        self.walk_bound = next(ratio for cells, ratio in WALK_BOUNDS if self.shape.cells <= cells)
         self.wide = tables_of(lexicon).wide
-        self.rows: tuple[np.ndarray, np.ndarray] | None = None  # the piece's rows, while it is proved
+        self.key = self.shape.cells, self.wide  # of the kept buffers
 
     def run(self, cell_letters: list[str]) -> int:
         """Prove the boards whose cell i holds a letter of cell_letters[i]; return the largest root
@@ -269,31 +256,32 @@ class _Prover:
             except ClassTooLarge:
                 pieces.extend(_halves(piece, self.order))
                 continue
-            self.peak_bytes = max(self.peak_bytes, held)
-            self.rows = tokens, pts
-            bound = max(bound, self._prove_piece(piece, tokens, pts))
-            self.rows = None
+            tree = self.t.Tree(tokens, pts, 0, _kept_trees.pop() if _kept_trees else None)
+            building = _kept_bytes(*self.key) + tokens.nbytes + pts.nbytes + tree.nbytes
+            self.peak_bytes = max(self.peak_bytes, held, building)
+            del tokens, pts  # the tree holds what the rows said
+            bound = max(bound, self._prove_piece(piece, tree))
+            _kept_trees.append(tree)
         self._flush()
         return bound
 
-    def _prove_piece(self, cell_letters: list[str], tokens: np.ndarray, pts: np.ndarray) -> int:
+    def _prove_piece(self, cell_letters: list[str], tree) -> int:
         self.codes = [np.array(sorted(self.lexicon.charset.codes(b)), np.int64) for b in cell_letters]
         self.letters = np.zeros((self.shape.cells, max(len(c) for c in self.codes)), np.int64)
         self.letter_count = np.array([len(self.codes[c]) for c in self.order], np.int64)
         for r, c in enumerate(self.order):
             self.letters[r, :len(self.codes[c])] = self.codes[c]
         board = np.full(self.shape.cells, -1, np.int64)
-        tree = self._tree(tokens, pts, 0)
-        bound = self.w.root_bound(tree)  # the piece's
-        if not self._walks(0, bound):
-            tree = None  # the piece is forced by merging: its tree is not needed
-        self._search(tokens, pts, 0, bound, 0, board, tree)
+        bound = tree.bound(tree.root)  # the piece's
+        self._search(tree, tree.root, 0, board)
         return bound
 
-    def _search(self, tokens, pts, base, bound, depth, board, tree=None) -> None:
-        """Branch on the subclass with `depth` cells of the split order forced (as in `board`);
-        `tree`: its sum/choice tree when already built."""
+    def _search(self, tree, root: int, depth: int, board: np.ndarray) -> None:
+        """Branch on the subclass whose tree is `root`, with `depth` cells of the split order
+        forced (as in `board`)."""
         self.nodes += 1
+        self.peak_bytes = max(self.peak_bytes, self._held(tree))
+        bound = tree.bound(root)
         if bound < self.min_score:
             return
         cells = self.shape.cells
@@ -301,34 +289,31 @@ class _Prover:
             self._score(board[None, :].copy())
             return
         if self._walks(depth, bound):
-            self._walk(self._tree(tokens, pts, base) if tree is None else tree, depth, board)
+            self._walk(tree, root, depth, board)
             return
         cell = self.order[depth]
-        out_tokens, out_pts = _scratch(depth, len(tokens), tokens.shape[1])
+        most = int(self.letter_count.max())
         for letter in self.codes[cell].tolist():
-            rows, sub_base, sub_bound = self.k.force(tokens, pts, self.k.token(depth, letter), base, out_tokens, out_pts)
+            mark = tree.mark()
             board[cell] = letter
-            self._search(out_tokens[:rows], out_pts[:rows], sub_base, int(sub_bound), depth + 1, board)
+            self._search(tree, tree.force(root, depth, letter, cells, most), depth + 1, board)
+            tree.reset(mark)
         board[cell] = -1
 
-    def _tree(self, tokens, pts, base):
-        """The subclass's sum/choice tree (solver.proof.walk.build_tree), its bytes and the walk's
-        (two int64 a choice) noted with what else is held then."""
-        tree = self.w.build_tree(tokens, pts, base)
-        held = _kept_bytes(self.shape.cells, self.wide) + sum(a.nbytes for a in (*self.rows, *tree)) + 16 * len(tree[0])
-        self.peak_bytes = max(self.peak_bytes, held)
-        return tree
+    def _held(self, tree) -> int:
+        """The bytes of arrays held now: the kept buffers, the tree's arena and the walk's output."""
+        return _kept_bytes(*self.key) + tree.nbytes + self.walked.nbytes
 
     def _walks(self, depth: int, bound: int) -> bool:
-        """Whether a subclass is finished by the walk rather than forced by merging."""
-        return self.shape.cells - depth <= WALK_CELLS or bound <= self.walk_bound * self.min_score
+        """Whether a subclass is finished by the walk rather than forced on the tree."""
+        return self.shape.cells - depth <= WALK_CELLS or bound <= WALK_BOUND * self.min_score
 
-    def _walk(self, tree, depth, board) -> None:
+    def _walk(self, tree, root, depth, board) -> None:
         """Force the cells left with the allocation-free walk (solver.proof.walk) of the subclass's
         tree; score the boards it leaves exactly."""
         while True:
-            found, nodes = self.w.walk(*tree, depth, self.letters, self.letter_count, self.wide, self.min_score,
-                                       self.walked)
+            found, nodes = self.w.walk(*tree.arrays, root, depth, self.letters, self.letter_count, self.wide,
+                                       self.min_score, self.walked)
             if found <= len(self.walked):
                 break
             self.walked = np.empty((found, self.shape.cells), np.int64)
