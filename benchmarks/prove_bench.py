@@ -16,7 +16,9 @@ CPU-seconds (mean, median, max) and the projected CPU-seconds of the whole
 proof (mean x canonical classes: an estimate, since a few classes dominate).
 With --class-ids (and --board), proves each of those classes (the board's:
 its canonical class) in a fresh process after a warm-up class, one at a
-time on one core, and reports its CPU-seconds (the proving thread's), the
+time on one core, then again in the same process (warm: its buffers sized
+and touched, as a worker's are from class to class in a run), and reports
+its CPU-seconds both times (the proving thread's), the
 process's peak resident set and the class's peak bytes of arrays; with
 --published DIR, each class is proved by the published prover too
 (danvk/hybrid-boggle, its cpp/ built in DIR and its Python in DIR/venv:
@@ -113,13 +115,17 @@ def one_class(lex, shape, min_score: int, classes: str | None, board: str) -> li
 
 
 def _child(lex, shape, min_score: int, classes: str | None, class_id: int) -> None:
-    """In a fresh process: a warm-up class (kernels loaded), then `class_id`; prints its figures."""
+    """In a fresh process: a warm-up class (kernels loaded), then `class_id` twice (the second time
+    with its buffers at their size and their memory touched, as in a run, where a worker keeps
+    them from class to class); prints its figures."""
     import resource
 
     plan = make_plan(lex, shape, classes)
     prove_class(lex, plan, plan.canonical_class(0), min_score)
     record = prove_class(lex, plan, class_id, min_score)
-    print(json.dumps({"cpu": record.cpu_seconds, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    again = prove_class(lex, plan, class_id, min_score)
+    print(json.dumps({"cpu": record.cpu_seconds, "warm": again.cpu_seconds,
+                      "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
                       "arrays": record.peak_bytes, "bound": record.bound, "nodes": record.nodes,
                       "boards": record.boards}))
 
@@ -156,17 +162,16 @@ def _theirs(published: Path, plan, min_score: int, class_id: int, dictionary: Pa
     return {"cpu": cpu, "wall": summary["elapsed_s"], "rss": rss, "failures": len(summary.get("failures", []))}
 
 
-def _per_round(runs: list[dict]) -> str:
-    return ", ".join(f"{r['cpu']:.1f}" for r in runs)
+def _per_round(runs: list[dict], key: str = "cpu") -> str:
+    return ", ".join(f"{r[key]:.1f}" for r in runs)
 
 
 def versus(lexicon: str, lex, shape, min_score: int, classes: str | None, ids: list[int], board: str | None,
-           published: Path | None, rounds: int) -> list[str]:
+           published: Path | None, rounds: int, dictionary: Path) -> list[str]:
     """Each class in a fresh process, ours and (with `published`) the published prover's, interleaved."""
     plan = make_plan(lex, shape, classes)
     if board:
         ids = ids + [plan.canonical_class(plan.class_of(board))]
-    dictionary = shared("lexicons", "enable2k.txt") if lexicon.endswith("enable2k") else None
     runs: dict[int, dict[str, list[dict]]] = {c: {"ours": [], "theirs": []} for c in ids}
     loads = [load_average()]
     for _ in range(rounds):
@@ -179,10 +184,11 @@ def versus(lexicon: str, lex, shape, min_score: int, classes: str | None, ids: l
     for class_id in ids:
         ours, theirs = runs[class_id]["ours"], runs[class_id]["theirs"]
         mine = statistics.median(r["cpu"] for r in ours)
+        warm = statistics.median(r["warm"] for r in ours)
         other = statistics.median(r["cpu"] for r in theirs) if theirs else None
         label = f"{class_id}" + (f" (`{board}`)" if board and class_id == ids[-1] else "")
-        lines.append(f"| {label} | {ours[0]['bound']:,} | {_per_round(ours)} | "
-                     + (f"{_per_round(theirs)} | {mine / other:.2f} | " if theirs else "| | ")
+        lines.append(f"| {label} | {ours[0]['bound']:,} | {_per_round(ours)} | {_per_round(ours, 'warm')} | "
+                     + (f"{_per_round(theirs)} | {mine / other:.2f} | {warm / other:.2f} | " if theirs else "| | | ")
                      + f"{max(r['rss'] for r in ours) / 1e6:,.0f} | {max(r['arrays'] for r in ours) / 1e6:,.0f} | "
                      + (f"{max(r['rss'] for r in theirs) / 1e6:,.0f} |" if theirs else " |")
                      + f" {len(ours[0]['boards'])} / {theirs[0]['failures'] if theirs else ''} |")
@@ -200,6 +206,8 @@ def main() -> None:
     parser.add_argument("--board", help="prove only the class holding this board")
     parser.add_argument("--class-ids", help="prove these classes (comma-separated ids), each in a fresh process")
     parser.add_argument("--published", type=Path, help="the published prover's checkout, to run beside ours")
+    parser.add_argument("--dictionary", type=Path, help="the word list the published prover reads, the one the "
+                        "lexicon was built from (default: ../shared/lexicons/enable2k.txt)")
     parser.add_argument("--rounds", type=int, default=2, help="with --class-ids: interleaved rounds")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--out", default=str(RESULTS / "prove.md"))
@@ -215,11 +223,13 @@ def main() -> None:
              f"- lexicon: {name}", f"- machine: {machine()}", f"- commit: {commit()}",
              f"- command: `python {' '.join(shlex.quote(a) for a in sys.argv)}`", ""]
     if args.class_ids:
-        lines += ["| class | bound | ours CPU s (per round) | published CPU s (per round) | ours / published (medians) | "
-                  "ours peak RSS MB | ours arrays MB | published peak RSS MB | boards found (ours / published) |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+        lines += ["| class | bound | ours CPU s (per round) | ours again, warm | published CPU s (per round) | "
+                  "ours / published (medians) | ours warm / published | ours peak RSS MB | ours arrays MB | "
+                  "published peak RSS MB | boards found (ours / published) |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         lines += versus(args.lexicon or "", lex, shape, args.min_score[0], args.classes,
-                        [int(c) for c in args.class_ids.split(",")], args.board, args.published, args.rounds)
+                        [int(c) for c in args.class_ids.split(",")], args.board, args.published, args.rounds,
+                        args.dictionary or shared("lexicons", "enable2k.txt"))
     elif args.board:
         lines += ["| size | class | min score | class bound | boards found | bounds | scored exactly | wall s | CPU s | "
                   "load before / after |", "|---|---|---|---|---|---|---|---|---|---|"]
