@@ -15,10 +15,12 @@ by_letter[r, a] + the open bound below rank r (taken on arriving at rank r)
 skips, without touching the pending choices, the letters that cannot reach
 the target. Trying the next letter of a rank restores the ranks below to their
 state on arriving there from a copy (a few KB) instead of undoing each push.
-What each step saved: benchmarks/results/prove.md, "The walk's steps". Pruning below the target is sound; a full board reaching
-the target has points equal to its multi-path score, at least its true score,
-and is written out to be scored exactly. Allocation free inside: explicit
-stacks, no recursion.
+What each step saved: benchmarks/results/prove.md, "The walk's steps".
+Pruning below the target is sound; a full board reaching the target has
+points equal to its multi-path score, at least its true score, and is written
+out to be scored exactly. Explicit stacks, no recursion; nothing is allocated
+after the start but a wider table of pending choices when a rank outgrows its
+room (doubling: a shared arena gives no count of a subtree's choices ahead).
 """
 
 from __future__ import annotations
