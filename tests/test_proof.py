@@ -82,7 +82,7 @@ def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit, tree
     cell = order[depth]
     for letter in codes[cell]:
         mark = tree.mark()
-        sub = tree.force(root, depth, letter, len(codes), max(map(len, codes)))
+        sub = tree.force(root, depth, letter)
         forced[cell] = letter
         t, p, b = _force_rows(tokens, pts, depth, letter, base)
         _forced_subtrees(t, p, order, codes, depth + 1, b, forced, visit, tree, sub)
@@ -169,7 +169,7 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k):
             letter = rng.choice(codes[cell])
             if depth < 4 and letter != letters.index(board[cell]) and rng.random() < 0.5:
                 letter = letters.index(board[cell])  # often follow the best board's branch
-            root = tree.force(root, depth, letter, 9, len(letters))
+            root = tree.force(root, depth, letter)
             forced[cell] = letter
         full = [letters[forced[c]] for c in range(9)]
         assert tree.bound(root) >= ref.score(_faces(full), 3, 3)
@@ -206,7 +206,7 @@ def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k):
                 best = max(best, ref.score(_faces(b), 4, 4))
             assert bound >= best > 0, (forced, bound, best)
         letter = letters.index(board[cell]) if rng.random() < 0.5 else rng.choice(codes[cell])
-        root = tree.force(root, depth, letter, 16, len(letters))
+        root = tree.force(root, depth, letter)
         t, p, base = _force_rows(t, p, depth, letter, base)
         forced[cell] = letter
     full = [letters[forced[c]] for c in range(16)]
@@ -237,7 +237,7 @@ def test_walk_leaves_every_board_reaching_the_target(make_lexicon, size, spec, s
         tree = _tree(tokens, pts, 0)
         subclasses = [(None, tree.root)]
         for letter in codes[order[0]]:
-            subclasses.append((letter, tree.force(tree.root, 0, letter, cells, len(letters))))
+            subclasses.append((letter, tree.force(tree.root, 0, letter)))
         for target in sorted(set(scores.tolist()))[-3:] + [1]:
             for letter, root in subclasses:
                 rank0 = 0 if letter is None else 1

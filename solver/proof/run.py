@@ -7,7 +7,7 @@ the next cell of the split order to each letter of its bucket on the tree
 itself (the letter's subtree merged into the rest, unchanged subtrees shared;
 the nodes made are dropped when the branch is done); once few cells are left
 (WALK_CELLS) or the bound is within WALK_BOUND times the target, force the
-remaining cells with the allocation-free walk (solver.proof.walk), which
+remaining cells with the walk (solver.proof.walk), which
 prunes on a bound as tight as a merge's at each cell's top but merges nothing.
 The full boards it leaves are scored exactly by the ordinary solver.
 
@@ -292,11 +292,10 @@ class _Prover:
             self._walk(tree, root, depth, board)
             return
         cell = self.order[depth]
-        most = int(self.letter_count.max())
         for letter in self.codes[cell].tolist():
             mark = tree.mark()
             board[cell] = letter
-            self._search(tree, tree.force(root, depth, letter, cells, most), depth + 1, board)
+            self._search(tree, tree.force(root, depth, letter), depth + 1, board)
             tree.reset(mark)
         board[cell] = -1
 

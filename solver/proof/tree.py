@@ -299,7 +299,10 @@ class Tree:
         self.sums = _table(reuse.sums if reuse else None, used_sums + LEAVES, spare)
         self.choices = _table(reuse.choices if reuse else None, used_choices, spare)
         self.log = reuse.log if reuse else np.empty((0, 2), np.int64)
-        self.stack = reuse.stack if reuse else np.empty((0, 4), np.int64)
+        # the merge's stack: a path holds at most one choice a rank, a node at most 64 letters or a choice a rank
+        ranks = (int(tokens.max()) >> TOKEN_SHIFT) + 1 if tokens.size else 0
+        depth = 2 * (ranks + 1) * (max(LETTER_OF + 1, ranks) + 1)
+        self.stack = reuse.stack if reuse and len(reuse.stack) >= depth else np.empty((depth, 4), np.int64)
         _build(tokens, pts, base, level_slots, level_choices, self.sums, self.choices)
         leaves = np.arange(1, LEAVES + 1)
         self.sums[used_sums:used_sums + LEAVES] = np.stack([leaves, leaves, 0 * leaves], axis=1)
@@ -325,13 +328,9 @@ class Tree:
     def reset(self, mark: tuple[int, ...]) -> None:
         self.tops[:] = mark
 
-    def force(self, root: int, rank: int, letter: int, cells: int, letters: int) -> int:
+    def force(self, root: int, rank: int, letter: int) -> int:
         """The root of `root`'s tree with the cell of `rank` forced to `letter` (see the module),
-        growing the arena when it is full; cells, letters: the board's cells and the most letters
-        a choice may have (for the merge's stack)."""
-        depth = 2 * (cells + 1) * (max(letters, cells) + 1)
-        if self.stack.shape[0] < depth:
-            self.stack = np.empty((depth, 4), np.int64)
+        growing the arena when it is full."""
         while True:
             node = force_cell(self.sums, self.choices, self.tops, root, rank, letter, self.stack, self.log)
             if node == LOG_FULL:
