@@ -24,6 +24,7 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from . import kernels as k
@@ -80,6 +81,33 @@ def _cttz(typingctx, x):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))  # zero input: never passed
 
     return x(x), codegen
+
+
+@intrinsic
+def _prefetch(typingctx, table, row):
+    """llvm.prefetch (a read, kept in every cache level) of the first element of a 2-d array's row."""
+    if not isinstance(table, types.Array) or table.ndim != 2 or not isinstance(row, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array_type, row_type = signature.args
+        array = context.make_array(array_type)(context, builder, args[0])
+        index = [context.cast(builder, args[1], row_type, types.intp), context.get_constant(types.intp, 0)]
+        pointer = cgutils.get_item_pointer2(context, builder, array.data, cgutils.unpack_tuple(builder, array.shape),
+                                            cgutils.unpack_tuple(builder, array.strides), array_type.layout, index,
+                                            wraparound=False, boundscheck=False)
+        word = ir.IntType(32)
+        prefetch = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, word, word, word]), "llvm.prefetch.p0")
+        builder.call(prefetch, [builder.bitcast(pointer, cgutils.voidptr_t), word(0), word(3), word(1)])
+        return context.get_dummy_value()
+
+    return types.void(table, row), codegen
+
+
+@overload(k.prefetch_row)
+def _prefetch_row(table, row):
+    return lambda table, row: _prefetch(table, row)
 
 
 @overload(k.popcount)

@@ -71,6 +71,11 @@ def lowest_bit(x):
     return (x & -x).bit_length() - 1
 
 
+def prefetch_row(table, row):
+    """Ask the CPU to start loading row `row` of a 2-d array into its caches (numba: the
+    prefetch instruction; plain Python: nothing), for a row a loop will read after other work."""
+
+
 def prepare_board(board, code_len, nbr_bits, cell_len, nbr_mask, near):
     """Fill the per-board tables: letters on each cell, the first letters around it, and
     near[cell * NEAR + letter], the neighbours of the cell whose face starts with that letter.

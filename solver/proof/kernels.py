@@ -29,11 +29,13 @@ import numpy as np
 from ..charset import MAX_LETTERS
 from ..jit import kernel  # also registers the popcount and lowest_bit intrinsics
 from ..kernels import lowest_bit, popcount
+from .memory import small_pages
 from .tables import INDEX_MASK, LETTERS_SHIFT, NARROW_LETTERS, POINTS_MASK, POINTS_SHIFT
 
 TOKEN_SHIFT = 6     # a token is rank << TOKEN_SHIFT | letter
 LETTER_OF = (1 << TOKEN_SHIFT) - 1  # token & LETTER_OF: its letter
 SYMBOL_BITS = 5     # of a rank in a narrow row key; a wide one's take one more (see `class_walk`)
+SCRATCH_PAD = (4096 + 64) // 8  # int64s a row of the sort's scratch has beyond its rows (see `sort_scratch`)
 KEY_BITS = 60       # of a key word that hold ranks: 12 narrow ones, 10 wide
 
 assert NARROW_LETTERS == (1 << SYMBOL_BITS) - 2 and MAX_LETTERS <= (1 << (SYMBOL_BITS + 1)) - 2 <= LETTER_OF
@@ -235,28 +237,30 @@ def _radix_pass(key, pay, perm, shift, out_key, out_pay, out_perm, count):
     return True
 
 
-def sort_bytes(rows: int, words: int) -> int:
-    """The bytes `sort_entries` allocates for `rows` rows of `words` key words: key, payload and
-    their spares, and the row numbers and their spare when a key takes more than one word."""
-    return rows * 8 * (6 if words > 1 else 4)
+def sort_scratch(rows: int, words: int) -> np.ndarray:
+    """The scratch `sort_entries` needs for `rows` rows of `words` key words: key, payload and
+    their spares, and the row numbers and their spare when a key takes more than one word. Its
+    rows are a page and a cache line longer than needed: rows of a power of two apart would
+    map the same index of each to the same cache set, and the sort reads them side by side."""
+    return small_pages((6 if words > 1 else 4, rows + SCRATCH_PAD), np.int64)
 
 
 @kernel
-def sort_entries(keys, payload, cells, wide, out_tokens, out_pts):
+def sort_entries(keys, payload, cells, wide, scratch, out_tokens, out_pts):
     """Sort the walk's rows by key, keep one row per (key, word), add up the points of rows with
     equal keys, and write the distinct rows as tokens to out_* (width: the longest row);
     returns how many. A stable radix sort, 12 bits a pass, orders the rows by the later key
     words, then the earlier ones, skipping passes whose bits are all alike; payloads travel
     with their keys, so the final pass reads in order (the row numbers travel too, to find
-    the other key words, only when a key takes more than one)."""
+    the other key words, only when a key takes more than one). scratch: `sort_scratch`."""
     n, kw = keys.shape
     width = out_tokens.shape[1]
-    perm = np.arange(n) if kw > 1 else np.empty(0, np.int64)
-    spare_perm = np.empty(len(perm), np.int64)
-    key = np.empty(n, np.int64)
-    pay = payload.copy()
-    spare_key = np.empty(n, np.int64)
-    spare_pay = np.empty(n, np.int64)
+    key, pay, spare_key, spare_pay = scratch[0, :n], scratch[1, :n], scratch[2, :n], scratch[3, :n]
+    pay[:] = payload
+    carried = n if kw > 1 else 0
+    perm, spare_perm = scratch[-2, :carried], scratch[-1, :carried]
+    for i in range(carried):
+        perm[i] = i
     count = np.empty(4096, np.int64)
     key_word, key_shift, bits = _key_places(cells, wide)
     skipped = (np.int64(1) << bits) - 1  # also the mask of a symbol

@@ -13,17 +13,19 @@ The full boards it leaves are scored exactly by the ordinary solver.
 
 Memory per class, for R entry rows and C cells (K = ceil(C / 12) key words a
 row, ceil(C / 10) over more than 30 letters; W <= C the longest row): the
-walk's buffer (8K + 8 bytes a row, kept from class to class in this process),
-the sort's arrays (32 bytes a row while sorting, 48 when K > 1), the sorted
-rows (2W + 8 bytes a row, dropped once the tree is built) and the tree's
-arena: 24 bytes a node (a header and the parent's row for it, in two int32
-tables of three columns; about 4 nodes a row on ENABLE2K 4x4 classes), with
-half as much again to spare, growing by doubling while forced subtrees down
-the branch being explored need more (they share what they do not change, so
-they take a fraction of their parent each), kept for the next class. A class
-whose walk would give more than MAX_ROWS rows (2^25) is proved in pieces, one
-bucket halved until each piece fits. `ClassRecord.peak_bytes` is what a class
-held; benchmarks/results/prove.md has the figures measured at 4x4.
+walk's rows (8K + 8 bytes a row), the sort's scratch (32 bytes a row, 48 when
+K > 1) and the sorted rows (2W + 8 bytes a row), in buffers with room for
+MAX_ROWS rows that are allocated once per process and kept (the pages a class
+touches stay for the next: faulting them in again cost more than sorting),
+and the tree's arena: 24 bytes a node (a header and the parent's row for it,
+in two int32 tables of three columns; about 4 nodes a row on ENABLE2K 4x4
+classes), with half as much again to spare, growing by doubling while forced
+subtrees down the branch being explored need more (they share what they do
+not change, so they take a fraction of their parent each), kept for the next
+class. A class whose walk would give more than MAX_ROWS rows (2^25) is proved
+in pieces, one bucket halved until each piece fits. `ClassRecord.peak_bytes`
+is what a class held (of the kept buffers, the most rows any class wrote);
+benchmarks/results/prove.md has the figures measured at 4x4.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from ..charset import Charset
 from ..errors import DawgError, ParameterError
 from ..schema import MAX_COUNT, Check, fields, integer, list_of, number, pair, text
 from ..search.symmetry import canonical_codes
+from .memory import small_pages
 from .plan import ProofPlan, make_plan
 from .tables import tables_of
 
@@ -121,7 +124,8 @@ class ProofResult:
                 "fingerprint": self.fingerprint}
 
 
-_buffers: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # the walk's rows by (cells, wide), for the next class
+_buffers: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}  # listing's buffers by (cells, wide): see _kept_buffers
+_walk_bytes: dict[tuple[int, int], int] = {}  # the most bytes of them written by a class so far
 _kept_trees: list = []  # the last class's tree (solver.proof.tree.Tree), whose tables the next class reuses
 
 
@@ -171,44 +175,55 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
     of cell_letters[i] (see solver.proof.kernels): each word counted once per distinct set of
     (cell, letter) pairs its paths use."""
     tokens, pts, _ = _entries(lexicon, plan, cell_letters)
-    return tokens, pts
+    return tokens.copy(), pts.copy()
 
 
 def _kept_bytes(cells: int, wide: int) -> int:
-    """The bytes of the buffers kept from class to class (the class walk's rows, the last tree)."""
-    walk_rows = _buffers.get((cells, wide), ())
-    return sum(a.nbytes for a in walk_rows) + sum(tree.nbytes for tree in _kept_trees)
+    """The bytes of the buffers kept from class to class: the rows of the class walk's buffer
+    written so far (the rest of it is address space never touched) and the last tree."""
+    return _walk_bytes.get((cells, wide), 0) + sum(tree.nbytes for tree in _kept_trees)
+
+
+def _kept_buffers(cells: int, wide: int, words: int) -> tuple[np.ndarray, ...]:
+    """The buffers of listing a class for the shape and layout: the class walk's rows (keys,
+    payload), the sort's scratch and the sorted rows (tokens, flat, and points), each with room
+    for MAX_ROWS rows, allocated once and kept, so that no class walks twice for want of room
+    and no class faults in again the pages an earlier one touched (untouched, the room costs
+    address space only; faulting pages in costs more here than sorting them)."""
+    from . import kernels
+
+    buffers = _buffers.get((cells, wide))
+    if buffers is None or len(buffers[1]) < MAX_ROWS:
+        buffers = _buffers[cells, wide] = (
+            small_pages((MAX_ROWS, words), np.int64), small_pages(MAX_ROWS, np.int64),
+            kernels.sort_scratch(MAX_ROWS, words), small_pages(MAX_ROWS * cells, np.int16),
+            small_pages(MAX_ROWS, np.int64))
+    return buffers
 
 
 def _entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
-    """`class_entries`, and the bytes of arrays held while sorting them (kept buffers, the sort's
-    own arrays, the sorted rows): for ClassRecord.peak_bytes."""
+    """`class_entries`, in the kept buffers (valid until the next class is listed), and the bytes
+    of arrays held while sorting them (the kept buffers' rows written so far and the last tree):
+    for ClassRecord.peak_bytes."""
     from . import kernels
 
     tables = tables_of(lexicon)
     geo = _Geometry(plan)
     bucket_mask = np.array([sum(1 << code for code in lexicon.charset.codes(b)) for b in cell_letters], np.int64)
     cells, wide = plan.shape.cells, tables.wide
-    buffers = _buffers.get((cells, wide))
-    need = 1 << 18
-    while True:
-        if buffers is None:
-            buffers = _buffers[cells, wide] = (np.empty((need, kernels.key_words(cells, wide)), np.int64),
-                                               np.empty(need, np.int64))
-        keys, payload = buffers
-        count, longest = kernels.class_walk(tables.nodes, wide, bucket_mask, geo.nbrs, geo.nbr_count,
-                                            geo.rank, keys, payload)
-        if count > MAX_ROWS:
-            raise ClassTooLarge(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold")
-        if count <= len(payload):
-            break
-        buffers, need = None, min(count + count // 4, MAX_ROWS)  # room to spare for the next classes
-        _buffers.pop((cells, wide), None)
-    out_tokens = np.empty((count, max(int(longest), 1)), np.int16)
-    out_pts = np.empty(count, np.int64)
-    rows = kernels.sort_entries(keys[:count], payload[:count], cells, wide, out_tokens, out_pts)
-    held = _kept_bytes(cells, wide) + kernels.sort_bytes(count, keys.shape[1]) + out_tokens.nbytes + out_pts.nbytes
-    return out_tokens[:rows], out_pts[:rows], held
+    keys, payload, scratch, flat_tokens, sorted_pts = _kept_buffers(cells, wide, kernels.key_words(cells, wide))
+    count, longest = kernels.class_walk(tables.nodes, wide, bucket_mask, geo.nbrs, geo.nbr_count,
+                                        geo.rank, keys, payload)
+    width = max(int(longest), 1)
+    written = min(count, MAX_ROWS) * (keys.itemsize * keys.shape[1] + payload.itemsize)
+    if count <= MAX_ROWS:
+        written += count * (scratch.itemsize * len(scratch) + flat_tokens.itemsize * width + sorted_pts.itemsize)
+    _walk_bytes[cells, wide] = max(_walk_bytes.get((cells, wide), 0), written)
+    if count > MAX_ROWS:
+        raise ClassTooLarge(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold")
+    tokens = flat_tokens[:count * width].reshape(count, width)
+    rows = kernels.sort_entries(keys[:count], payload[:count], cells, wide, scratch, tokens, sorted_pts[:count])
+    return tokens[:rows], sorted_pts[:rows], _kept_bytes(cells, wide)
 
 
 def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str]) -> int:
@@ -257,9 +272,7 @@ class _Prover:
                 pieces.extend(_halves(piece, self.order))
                 continue
             tree = self.t.Tree(tokens, pts, 0, _kept_trees.pop() if _kept_trees else None)
-            building = _kept_bytes(*self.key) + tokens.nbytes + pts.nbytes + tree.nbytes
-            self.peak_bytes = max(self.peak_bytes, held, building)
-            del tokens, pts  # the tree holds what the rows said
+            self.peak_bytes = max(self.peak_bytes, held + tree.nbytes)
             bound = max(bound, self._prove_piece(piece, tree))
             _kept_trees.append(tree)
         self._flush()

@@ -34,13 +34,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import kernel
+from ..kernels import prefetch_row
 from .kernels import LETTER_OF, TOKEN_SHIFT
+from .memory import small_pages
 
 POINTS, BOUND, COUNT = 0, 1, 2     # a sum node's header (a choice node's: its count, at COUNT)
 CHILD, KEY, CHILD_BOUND = 0, 1, 2  # a child's row: the child, its rank or letter, its bound
 SUM, CHOICE = 0, 1                 # the kinds of tasks and of nodes in a merge's log
-NO_ROOM, LOG_FULL = -1, -2         # what `force_cell` returns when the arena or its log is full
+NO_ROOM, LOG_FULL, STACK_FULL = -1, -2, -3  # what `force_cell` returns when the arena, its log or its stack is full
 LEAVES = 64                        # leaves of 1 .. LEAVES points are shared nodes
+LAG = 4                            # tasks the merge takes from below the top of its stack
+AHEAD = 8                          # nodes the bounds' pass prefetches ahead
 GROWTH = 2                         # the arena grows by this factor when a force does not fit
 
 
@@ -50,11 +54,13 @@ def _copy_row(table, to, row):
 
 
 @kernel(inline="always")
-def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind):
+def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind, children):
     """Write the union of two key-sorted runs of child rows from row `out` on: a key on one side
     only keeps its row (the child shared); a key on both gets a task (kind, the two children,
-    the row) pushed on the stack, its child and bound filled in when the task is done.
-    Returns (the rows written, the stack's new depth)."""
+    the row) pushed on the stack, its child and bound filled in when the task is done, and the
+    two children's rows (in the table `children`) prefetched: the merge waits on memory, and
+    the tasks pushed before them give those loads time. Returns (the rows written, the stack's
+    new depth)."""
     first = out
     while ia < a_end and ib < b_end:
         ka, kb = table[ia, KEY], table[ib, KEY]
@@ -66,8 +72,10 @@ def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind):
             ib += 1
         else:
             table[out, KEY] = ka
-            stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = (
-                kind, table[ia, CHILD], table[ib, CHILD], out)
+            a, b = table[ia, CHILD], table[ib, CHILD]
+            prefetch_row(children, a)
+            prefetch_row(children, b)
+            stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = kind, a, b, out
             depth += 1
             ia += 1
             ib += 1
@@ -86,9 +94,9 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
     """The root of the tree `root` with the cell of `rank` (the smallest rank in it) forced to
     `letter`: `root` itself when no path goes through that cell, else a new sum node on top of
     the arena (tops: the used rows of sums and of choices, advanced; tops[2]: the row of the
-    shared leaf of 1 point). Returns NO_ROOM or LOG_FULL, with tops unchanged, when the arena or
-    the log is too small. stack: (n, 4) int64 scratch, n >= 2 x (the tree's depth + 1) x (the
-    most letters or ranks under a node); log: (m, 2) int64 scratch, a row per node made."""
+    shared leaf of 1 point). Returns NO_ROOM, LOG_FULL or STACK_FULL, with tops unchanged, when
+    the arena, the log or the stack is too small. stack: (n, 4) int64 scratch for the tasks
+    waiting; log: (m, 2) int64 scratch, a row per node made."""
     saved_sums, saved_choices = tops[0], tops[1]
     if sums[root, COUNT] == 0 or sums[root + 1, KEY] != rank:
         return root
@@ -106,6 +114,9 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
     result = -1
     while depth > 0:
         depth -= 1
+        if depth >= LAG:  # take a task LAG below the top: the rows of those above, prefetched when pushed, get time to arrive
+            for k in range(4):
+                stack[depth, k], stack[depth - LAG, k] = stack[depth - LAG, k], stack[depth, k]
         kind, a, b, dest = stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3]
         points = 0
         if kind == SUM:
@@ -129,10 +140,14 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
             ib, b_end = b + 1, b + 1 + choices[b, COUNT]
         table = sums if kind == SUM else choices
         node = tops[kind]
-        if node + 1 + (a_end - ia) + (b_end - ib) > len(table) or logged >= len(log):
+        rows = (a_end - ia) + (b_end - ib)
+        if node + 1 + rows > len(table) or logged >= len(log) or depth + rows > len(stack):
             tops[0], tops[1] = saved_sums, saved_choices
-            return NO_ROOM if logged < len(log) else LOG_FULL
-        n, depth = _merge_rows(table, node + 1, ia, a_end, ib, b_end, stack, depth, CHOICE if kind == SUM else SUM)
+            return NO_ROOM if node + 1 + rows > len(table) else LOG_FULL if logged >= len(log) else STACK_FULL
+        if kind == SUM:
+            n, depth = _merge_rows(sums, node + 1, ia, a_end, ib, b_end, stack, depth, CHOICE, choices)
+        else:
+            n, depth = _merge_rows(choices, node + 1, ia, a_end, ib, b_end, stack, depth, SUM, sums)
         tops[kind] += n + 1
         table[node, COUNT] = n
         if kind == SUM:
@@ -143,6 +158,9 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
             result = node
     # bounds bottom up: a node's merged children were made after it, the rest have theirs on its rows
     for i in range(logged - 1, -1, -1):
+        if i >= AHEAD:  # the node read AHEAD steps on, whose rows may have left the caches
+            ahead = log[i - AHEAD, 0]
+            prefetch_row(sums if ahead & 1 == SUM else choices, ahead >> 1)
         node, kind, dest = log[i, 0] >> 1, log[i, 0] & 1, log[i, 1]
         if kind == SUM:
             bound = sums[node, POINTS]
@@ -299,7 +317,8 @@ class Tree:
         self.sums = _table(reuse.sums if reuse else None, used_sums + LEAVES, spare)
         self.choices = _table(reuse.choices if reuse else None, used_choices, spare)
         self.log = reuse.log if reuse else np.empty((0, 2), np.int64)
-        # the merge's stack: a path holds at most one choice a rank, a node at most 64 letters or a choice a rank
+        # the merge's stack, to start with (it grows when a force needs more): a path holds at most one
+        # choice a rank, a node at most 64 letters or a choice a rank, and the merge takes tasks LAG below its top
         ranks = (int(tokens.max()) >> TOKEN_SHIFT) + 1 if tokens.size else 0
         depth = 2 * (ranks + 1) * (max(LETTER_OF + 1, ranks) + 1)
         self.stack = reuse.stack if reuse and len(reuse.stack) >= depth else np.empty((depth, 4), np.int64)
@@ -335,6 +354,8 @@ class Tree:
             node = force_cell(self.sums, self.choices, self.tops, root, rank, letter, self.stack, self.log)
             if node == LOG_FULL:
                 self.log = np.empty((max(GROWTH * len(self.log), 1 << 16), 2), np.int64)
+            elif node == STACK_FULL:
+                self.stack = np.empty((GROWTH * len(self.stack), 4), np.int64)
             elif node == NO_ROOM:
                 self._grow()
             else:
@@ -344,7 +365,7 @@ class Tree:
         """Both tables GROWTH times larger, what is used copied."""
         for name, used in zip(("sums", "choices"), self.tops.tolist()):
             old = getattr(self, name)
-            new = np.empty((GROWTH * len(old), old.shape[1]), old.dtype)
+            new = small_pages((GROWTH * len(old), old.shape[1]), old.dtype)
             new[:used] = old[:used]
             setattr(self, name, new)
 
@@ -353,4 +374,4 @@ def _table(old: np.ndarray | None, rows: int, spare: float) -> np.ndarray:
     """A table of at least `rows` rows: `old` when it has them, else a new one with room to spare."""
     if old is not None and len(old) >= rows:
         return old
-    return np.empty((rows + int(rows * spare) + 64, 3), np.int32)
+    return small_pages((rows + int(rows * spare) + 64, 3), np.int32)

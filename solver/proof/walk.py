@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import kernel
+from ..kernels import prefetch_row
 from .kernels import SYMBOL_BITS
 
 
@@ -119,8 +120,7 @@ def walk(sums, choices, root, rank0, letters, letter_count, wide, target, out):
                 by_letter[r, :] = snap[d, r, :]
                 rank_max[r] = snap_max[d, r]
         dirty[d] = True
-        gain = 0
-        for i in range(top[d]):
+        for i in range(top[d]):  # each pending choice's edge for a, the sum node it leads to prefetched
             q = pend[d, i]
             e = cur[d, i]
             end = q + 1 + choices[q, 2]
@@ -128,8 +128,16 @@ def walk(sums, choices, root, rank0, letters, letter_count, wide, target, out):
                 e += 1
             cur[d, i] = e
             if e < end and choices[e, 1] == a:
+                prefetch_row(sums, choices[e, 0])
+        gain = 0
+        for i in range(top[d]):
+            q = pend[d, i]
+            e = cur[d, i]
+            if e < q + 1 + choices[q, 2] and choices[e, 1] == a:
                 j = choices[e, 0]
                 gain += sums[j, 0]
+                for c in range(j + 1, j + 1 + sums[j, 2]):
+                    prefetch_row(choices, sums[c, 0])
                 for c in range(j + 1, j + 1 + sums[j, 2]):
                     r = sums[c, 1]
                     if top[r] == pend.shape[1]:
