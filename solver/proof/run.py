@@ -58,8 +58,8 @@ class ClassRecord:
     """The outcome of one class: its root bound, the boards in it reaching the target
     (canonical text, score), bounds computed (nodes), seconds taken (wall and the proving
     thread's CPU), and memory: `peak_bytes`, the most bytes of arrays the class held at once
-    (its rows, the sort's and the walk's buffers, subclass rows and trees, the buffers kept
-    from the class before included; not the lexicon or the interpreter), and `max_rss`, the
+    (the listing buffers' rows written so far by any class, which stay resident, the tree's
+    arena and the walk's output; not the lexicon or the interpreter), and `max_rss`, the
     process's peak resident set so far (ru_maxrss: every class it proved before counts too).
     Records of checkpoints written before the last three fields read as CPU = wall, 0 bytes."""
 
