@@ -44,6 +44,7 @@ SUM, CHOICE = 0, 1                 # the kinds of tasks and of nodes in a merge'
 NO_ROOM, LOG_FULL, STACK_FULL = -1, -2, -3  # what `force_cell` returns when the arena, its log or its stack is full
 LEAVES = 64                        # leaves of 1 .. LEAVES points are shared nodes
 LAG = 4                            # tasks the merge takes from below the top of its stack
+ROWS_A_LINE = 5                    # rows of 12 bytes a 64-byte cache line holds (a few straddle two)
 AHEAD = 8                          # nodes the bounds' pass prefetches ahead
 GROWTH = 2                         # the arena grows by this factor when a force does not fit
 
@@ -58,8 +59,9 @@ def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind, children):
     """Write the union of two key-sorted runs of child rows from row `out` on: a key on one side
     only keeps its row (the child shared); a key on both gets a task (kind, the two children,
     the row) pushed on the stack, its child and bound filled in when the task is done, and the
-    two children's rows (in the table `children`) prefetched: the merge waits on memory, and
-    the tasks pushed before them give those loads time. Returns (the rows written, the stack's
+    two children's header and first rows (in the table `children`) prefetched: the merge waits
+    on memory, and the tasks pushed before them give those loads time (prefetching past the
+    table's end is harmless: a prefetch never faults). Returns (the rows written, the stack's
     new depth)."""
     first = out
     while ia < a_end and ib < b_end:
@@ -73,8 +75,9 @@ def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind, children):
         else:
             table[out, KEY] = ka
             a, b = table[ia, CHILD], table[ib, CHILD]
-            prefetch_row(children, a)
-            prefetch_row(children, b)
+            for ahead in range(0, 3 * ROWS_A_LINE, ROWS_A_LINE):  # a node's first three cache lines
+                prefetch_row(children, a + ahead)
+                prefetch_row(children, b + ahead)
             stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = kind, a, b, out
             depth += 1
             ia += 1
