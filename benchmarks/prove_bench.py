@@ -16,8 +16,9 @@ CPU-seconds (mean, median, max) and the projected CPU-seconds of the whole
 proof (mean x canonical classes: an estimate, since a few classes dominate).
 With --class-ids (and --board), proves each of those classes (the board's:
 its canonical class) in a fresh process after a warm-up class, one at a
-time on one core, then again in the same process (warm: its buffers sized
-and touched, as a worker's are from class to class in a run), and reports
+time on one core, then again in the same process (warm: the memory it
+touches already faulted in, as a worker's is from class to class in a
+run), and reports
 its CPU-seconds both times (the proving thread's), the
 process's peak resident set and the class's peak bytes of arrays; with
 --published DIR, each class is proved by the published prover too
@@ -118,8 +119,8 @@ def one_class(lex, shape, min_score: int, classes: str | None, board: str) -> li
 
 def _child(lex, shape, min_score: int, classes: str | None, class_id: int) -> None:
     """In a fresh process: a warm-up class (kernels loaded), then `class_id` twice (the second time
-    with its buffers at their size and their memory touched, as in a run, where a worker keeps
-    them from class to class); prints its figures."""
+    with the memory it touches already faulted in, as in a run, where a worker keeps its buffers
+    from class to class); prints its figures."""
     import resource
 
     plan = make_plan(lex, shape, classes)

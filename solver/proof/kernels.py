@@ -15,8 +15,8 @@ points ending there + the sum of U over its choices, U(choice) = the max over
 its letters. `tree_bound` computes it in one pass over the sorted rows with a
 stack of running sums and maxima per depth, without building nodes.
 
-The prover builds the tree as nodes once per class (solver.proof.walk) and
-forces cells on it (solver.proof.tree).
+The prover builds the tree as nodes once per class and forces cells on it
+(solver.proof.tree), then walks it (solver.proof.walk).
 
 Plain functions, compiled by numba with its disk cache (explicit stacks, no
 recursion, no Python objects).

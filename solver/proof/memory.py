@@ -6,7 +6,7 @@ is the kernel's faulting their pages in, once per process. numpy asks for
 transparent huge pages on large arrays; on the machine measured (a virtual
 machine), a huge page touched for the first time cost several times what its
 512 small pages do, and the huge pages saved the tree's random reads no
-measurable time (benchmarks/results/prove.md, "Memory faulted in"), so these
+measurable time (benchmarks/results/prove.md, "Waiting less on memory"), so these
 buffers ask for small pages.
 """
 

@@ -125,7 +125,7 @@ class ProofResult:
 
 
 _buffers: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}  # listing's buffers by (cells, wide): see _kept_buffers
-_walk_bytes: dict[tuple[int, int], int] = {}  # the most bytes of them written by a class so far
+_listing_bytes: dict[tuple[int, int], int] = {}  # the most bytes of them written by a class so far
 _kept_trees: list = []  # the last class's tree (solver.proof.tree.Tree), whose tables the next class reuses
 
 
@@ -179,9 +179,9 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np
 
 
 def _kept_bytes(cells: int, wide: int) -> int:
-    """The bytes of the buffers kept from class to class: the rows of the class walk's buffer
-    written so far (the rest of it is address space never touched) and the last tree."""
-    return _walk_bytes.get((cells, wide), 0) + sum(tree.nbytes for tree in _kept_trees)
+    """The bytes of the buffers kept from class to class: the listing buffers' rows written so
+    far (the rest of them is address space never touched) and the last tree."""
+    return _listing_bytes.get((cells, wide), 0) + sum(tree.nbytes for tree in _kept_trees)
 
 
 def _kept_buffers(cells: int, wide: int, words: int) -> tuple[np.ndarray, ...]:
@@ -218,7 +218,7 @@ def _entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np.ndar
     written = min(count, MAX_ROWS) * (keys.itemsize * keys.shape[1] + payload.itemsize)
     if count <= MAX_ROWS:
         written += count * (scratch.itemsize * len(scratch) + flat_tokens.itemsize * width + sorted_pts.itemsize)
-    _walk_bytes[cells, wide] = max(_walk_bytes.get((cells, wide), 0), written)
+    _listing_bytes[cells, wide] = max(_listing_bytes.get((cells, wide), 0), written)
     if count > MAX_ROWS:
         raise ClassTooLarge(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold")
     tokens = flat_tokens[:count * width].reshape(count, width)
