@@ -256,3 +256,70 @@ def test_a_deeply_nested_line_is_refused_not_a_recursion_error(tmp_path, where):
         fragment = "line 3 is damaged"
     with pytest.raises(DawgError, match=fragment):
         Checkpoint.open(path, HEADER, resume=True)
+
+
+# --- symbolic links: one lock per checkpoint, never written through ----------------------------------
+
+
+def test_a_lock_file_that_is_a_symbolic_link_is_refused_and_its_target_untouched(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (tmp_path / "run.ckpt.lock").symlink_to(victim)
+    with pytest.raises(DawgError, match="run.ckpt.lock: a symbolic link, never followed") as err:
+        Checkpoint.open(tmp_path / "run.ckpt", HEADER, resume=False)
+    assert "\n" not in str(err.value)
+    assert victim.read_text() == "precious\n" and not (tmp_path / "run.ckpt").exists()
+
+
+def test_a_checkpoint_named_through_a_symbolic_link_takes_the_one_lock_of_its_file(tmp_path):
+    path = tmp_path / "run.ckpt"
+    (tmp_path / "alias.ckpt").symlink_to(path)
+    with Checkpoint.open(path, HEADER, resume=False) as cp:
+        cp.append(0, {"x": 0})
+        with pytest.raises(DawgError, match="in use by another run"):
+            Checkpoint.open(tmp_path / "alias.ckpt", HEADER, resume=True)
+    with Checkpoint.open(tmp_path / "alias.ckpt", HEADER, resume=True) as cp:  # through the link, once free
+        cp.append(1, {"x": 1})
+    assert (tmp_path / "alias.ckpt").is_symlink()  # the link stays a link; its file holds both records
+    assert read_checkpoint(path).records == {0: {"x": 0}, 1: {"x": 1}}
+
+
+# --- checkpoints of an earlier format version ---------------------------------------------------------
+
+
+def _version_1(path, header, records):
+    head = json.dumps({"format": "dawg-solve checkpoint", "version": 1, "header": header}).encode() + b"\n"
+    path.write_bytes(head + b"".join(record_line(task, record) for task, record in records))
+
+
+def test_a_format_1_header_is_resumed_where_the_run_vouches_for_its_lexicon(tmp_path):
+    path = tmp_path / "run.ckpt"
+    _version_1(path, {**HEADER, "lexicon": "old arrays"}, [(0, {"x": 0})])
+    vouched = []
+
+    def upgrade(stored, version):
+        vouched.append(version)
+        return {**stored, "lexicon": HEADER["lexicon"]}
+
+    with Checkpoint.open(path, HEADER, resume=True, upgrade=upgrade) as cp:
+        cp.append(1, {"x": 1})
+    assert vouched == [1] and read_checkpoint(path).records == {0: {"x": 0}, 1: {"x": 1}}
+
+
+def test_a_format_1_header_nothing_vouches_for_says_why_and_what_to_do(tmp_path):
+    path = tmp_path / "run.ckpt"
+    _version_1(path, {**HEADER, "lexicon": "old arrays"}, [(0, {"x": 0})])
+    with pytest.raises(DawgError) as err:
+        Checkpoint.open(path, HEADER, resume=True, upgrade=lambda stored, version: stored)
+    message = str(err.value)
+    assert "\n" not in message and "earlier version" in message and "start a new checkpoint" in message
+    _version_1(path, {**HEADER, "lexicon": "old arrays", "seed": 8}, [])  # another run altogether
+    with pytest.raises(DawgError, match="different run"):
+        Checkpoint.open(path, HEADER, resume=True, upgrade=lambda stored, version: {**stored, "lexicon": HEADER["lexicon"]})
+
+
+def test_an_unknown_format_version_is_refused_naming_the_versions_read(tmp_path):
+    path = tmp_path / "run.ckpt"
+    path.write_bytes(json.dumps({"format": "dawg-solve checkpoint", "version": 3, "header": HEADER}).encode() + b"\n")
+    with pytest.raises(DawgError, match="checkpoint format version 3, this program reads 1, 2"):
+        read_checkpoint(path)

@@ -301,7 +301,7 @@ def test_resume_without_a_seed_takes_the_checkpoint_s(cluster, lexicon_dir, tmp_
 
 def test_a_worker_with_another_lexicon_fails_the_run_in_one_line(cluster, lexicon):
     ref = LexiconRef.of(lexicon)
-    wrong = LexiconRef(ref.path, ref.format, "0" * 64)
+    wrong = LexiconRef(ref.path, ref.format, "0" * 64, ref.identity)
     plan = _plan(lexicon, tasks=1)
     spec = plan.spec(0)
     job = Job({"kind": "search", "test": "wrong lexicon"}, [(0, type(spec)(**{**spec.__dict__, "lexicon": wrong}))], 1,

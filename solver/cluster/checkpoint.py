@@ -2,11 +2,16 @@
 
 The format, defined here only. A checkpoint is a text file of JSON lines:
 
-- line 1, the header: ``{"format": "dawg-solve checkpoint", "version": 1, "header": {...}}``.
+- line 1, the header: ``{"format": "dawg-solve checkpoint", "version": 2, "header": {...}}``.
   The inner header says what the run is (its kind, e.g. ``search`` or ``prove``, the
-  lexicon's fingerprint, the board shape and every option that changes the answer);
+  lexicon's identity, the board shape and every option that changes the answer);
   a resume must match it exactly. It is written to a temporary file, fsynced and renamed
-  into place, so a checkpoint never has a torn header.
+  into place, so a checkpoint never has a torn header. Version 2 names the lexicon by
+  what it holds (`Lexicon.identity`: words, letters, tiles), stable across versions of
+  the program; version 1 named it by the compiled arrays of the program that wrote it.
+  A version-1 checkpoint is read, and resumed where its run can show the lexicon is the
+  same (`Plan.upgrade_header`: a proof's plan fingerprint holds the words' digest); its
+  header line is left as it is.
 - then one line per finished task: ``{"task": ID, "record": {...}, "sha256": "..."}``,
   where ``sha256`` is the first 16 hex digits of the SHA-256 of the canonical JSON of
   ``[ID, record]``. Each line is written with one ``write``, then fsynced, before the
@@ -21,15 +26,18 @@ right but whose fields are not what its job writes (a hand edit) is refused when
 naming its line and field: each job gives `Checkpoint.open` its record schema (`check_record`,
 made of the checks below, in the style of solver.manifest).
 
-One run at a time. A run holds an exclusive lock (flock) on ``PATH.lock`` beside the checkpoint
+One run at a time. A run holds an exclusive lock (flock) on ``PATH.lock`` beside the checkpoint's
+real file (symbolic links to it resolved, so every way of naming one checkpoint takes one lock)
 while it has the checkpoint open, the lock file naming its process; a second run is refused in
-one line naming the first. Records are appended (O_APPEND) with one ``write`` each, and a write
+one line naming the first. The lock file is never followed if it is a symbolic link, and must be a
+regular file. Records are appended (O_APPEND) with one ``write`` each, and a write
 that fails (disk full, file too large, read-only file system) is cut back off, so a copy taken at
 any moment reads back whole, at most with a torn last line.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -46,7 +54,8 @@ from ..errors import DawgError
 from ..schema import BadField
 
 FORMAT = "dawg-solve checkpoint"
-VERSION = 1
+VERSION = 2
+READABLE = (1, 2)  # format versions this program reads (1: the lexicon named by its compiled arrays)
 
 
 def _canonical(value) -> bytes:
@@ -75,6 +84,7 @@ class Contents:
     whether a torn last line follows them."""
 
     header: dict | None
+    version: int = VERSION
     records: dict = field(default_factory=dict)
     sound_bytes: int = 0
     torn: bool = False
@@ -141,10 +151,11 @@ def read_checkpoint(path: Path) -> Contents:
         ok = False
     if not ok:
         raise DawgError(f"{path}: not a dawg-solve checkpoint")
-    if head.get("version") != VERSION:
-        raise DawgError(f"{path}: checkpoint format version {_show(head.get('version'))}, "
-                        f"this program writes {VERSION}")
-    contents = Contents(head["header"], sound_bytes=end + 1)
+    version = head.get("version")
+    if isinstance(version, bool) or version not in READABLE:
+        raise DawgError(f"{path}: checkpoint format version {_show(version)}, "
+                        f"this program reads {', '.join(map(str, READABLE))}")
+    contents = Contents(head["header"], version, sound_bytes=end + 1)
     position = end + 1
     while position < len(data):
         stop = data.find(b"\n", position)
@@ -188,12 +199,16 @@ class Checkpoint:
 
     @classmethod
     def open(cls, path: Path, header: dict, resume: bool,
-             check_record: Callable[[Any, dict], None] | None = None) -> Checkpoint:
+             check_record: Callable[[Any, dict], None] | None = None,
+             upgrade: Callable[[dict, int], dict] | None = None) -> Checkpoint:
         """Open `path` for a run described by `header` (JSON-able), locking it for this run. Without
         `resume` the file must not hold a run yet; with it, the file must exist, and one made for the
         same header is continued (its records kept, each checked by `check_record(task, record)`,
-        which raises BadField; a torn last line cut off), an empty one started."""
-        path = Path(path)
+        which raises BadField; a torn last line cut off), an empty one started. A header of an
+        earlier format version is first passed through `upgrade(header, version)`, which returns it
+        as this version writes it where the run can vouch for it (else unchanged). A symbolic link
+        is followed to the checkpoint it names, which is what is locked and written."""
+        path = Path(os.path.realpath(path))
         order = list(header)  # the caller's order: the first field that differs is named
         header = json.loads(_canonical(header))  # as it reads back: tuples become lists
         if resume and not path.exists():
@@ -204,7 +219,10 @@ class Checkpoint:
             if contents.header is not None:
                 if not resume:
                     raise DawgError(f"{path}: a checkpoint is already there: add --resume to continue it, or remove it")
-                _check_header(path, contents.header, header, order)
+                stored = contents.header
+                if contents.version < VERSION and upgrade is not None:
+                    stored = upgrade(stored, contents.version)
+                _check_header(path, stored, header, order, contents.version)
                 if check_record is not None:
                     _check_records(path, contents, check_record)
             else:
@@ -257,9 +275,13 @@ class Checkpoint:
         self.close()
 
 
-def _check_header(path: Path, stored: dict, header: dict, order: list) -> None:
+def _check_header(path: Path, stored: dict, header: dict, order: list, version: int) -> None:
     if stored != header:
         key = _first_difference(stored, header, order)
+        if key == "lexicon" and version < VERSION:
+            raise DawgError(f"{path}: made by an earlier version of dawg-solve, which named the lexicon by its "
+                            f"compiled arrays, and nothing else in it shows the words are the same: resume it with "
+                            f"the version that made it, or start a new checkpoint")
         raise DawgError(f"{path}: checkpoint made for a different run ({key}: "
                         f"{_show(stored.get(key))} there, {_show(header.get(key))} now)")
 
@@ -277,13 +299,18 @@ def _lock_path(path: Path) -> Path:
 
 
 def _lock(path: Path) -> int:
-    """An exclusive lock on PATH.lock for this run (DawgError naming the holder if another run has it)."""
+    """An exclusive lock on PATH.lock for this run (DawgError naming the holder if another run has it).
+    A lock file that is a symbolic link, or not a regular file, is refused, never written through."""
     lock_path = _lock_path(path)
     while True:
         try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
         except OSError as err:
-            raise DawgError(f"{path}: cannot lock the checkpoint ({lock_path.name}: {err.strerror})") from None
+            reason = "a symbolic link, never followed: remove it" if err.errno == errno.ELOOP else err.strerror
+            raise DawgError(f"{path}: cannot lock the checkpoint ({lock_path.name}: {reason})") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise DawgError(f"{path}: cannot lock the checkpoint ({lock_path.name}: not a regular file; remove it)")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

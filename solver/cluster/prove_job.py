@@ -87,6 +87,14 @@ class ProvePlan:
         if record["class_id"] != task:
             raise BadField("record.class_id", f"the line's task, {task}", record["class_id"])
 
+    def upgrade_header(self, stored: dict, version: int) -> dict:
+        """A format-1 header named the lexicon by arrays that change between versions, but its plan
+        fingerprint holds the words' digest (`Lexicon.identity`): where that plan is this proof's,
+        the lexicon is this one."""
+        if version == 1 and stored.get("plan") == self.plan.fingerprint():
+            return {**stored, "lexicon": self.ref.identity}
+        return stored
+
     def stops(self, record: dict) -> bool:
         """A proof runs every class."""
         return False

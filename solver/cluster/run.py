@@ -33,6 +33,10 @@ class Plan(Protocol):
     def check_record(self, task, record: dict) -> None:
         """BadField unless `record` is what this plan's task `task` returns (read back from a checkpoint)."""
 
+    def upgrade_header(self, stored: dict, version: int) -> dict:
+        """A header of checkpoint format `version` (older than today's) as this version writes it,
+        where this run can show it describes the same run; else `stored` unchanged (then refused)."""
+
     def stops(self, record: dict) -> bool:
         """Whether this record ends the run early (search's target score)."""
 
@@ -41,9 +45,9 @@ class Plan(Protocol):
 
 
 def job_header(kind: str, lexicon: LexiconRef, **fields) -> dict:
-    """A checkpoint header: the kind of run, the lexicon's identity (`worker.lexicon_fingerprint`,
-    the one identity every kind of run records), then every field that changes the answer."""
-    return {"kind": kind, "lexicon": lexicon.fingerprint, **fields}
+    """A checkpoint header: the kind of run, the lexicon's identity (`Lexicon.identity`: its words,
+    letters and tiles, stable across versions of the program), then every field that changes the answer."""
+    return {"kind": kind, "lexicon": lexicon.identity, **fields}
 
 
 def run_plan(plan: Plan, workers: int | None = None, scheduler: str | None = None, engine: Engine | None = None,
@@ -55,7 +59,8 @@ def run_plan(plan: Plan, workers: int | None = None, scheduler: str | None = Non
     `engine` (started by the caller, left open), recording each task in `checkpoint` (continued
     with `resume`); returns the merged answer and the engine's outcome. `on_start(engine)` is
     called once the engine runs; `on_status` and `on_record(task, record)` as `Engine.run` calls them."""
-    opened = Checkpoint.open(checkpoint, plan.header(), resume, plan.check_record) if checkpoint is not None \
+    opened = Checkpoint.open(checkpoint, plan.header(), resume, plan.check_record, plan.upgrade_header) \
+        if checkpoint is not None \
         else nullcontext()
     with opened as record_file, (Engine(workers, scheduler) if engine is None else nullcontext(engine)) as engine:
         if on_start is not None:

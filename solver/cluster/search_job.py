@@ -149,6 +149,11 @@ class SearchPlan:
                           budget={"seconds": b.seconds, "rounds": b.rounds, "evaluations": b.evaluations,
                                   "target": b.target})
 
+    def upgrade_header(self, stored: dict, version: int) -> dict:
+        """Nothing in a format-1 search header but the arrays' fingerprint names the lexicon, so
+        none can be vouched for (a search is rerun, not resumed, across that change)."""
+        return stored
+
     def spec(self, task: int) -> SearchTask:
         return SearchTask(self.ref, str(self.shape), self.method, task_seed(self.seed, task), self.budget, self.top,
                           self.alphabet, self.start if task == 0 else None, self.pool,

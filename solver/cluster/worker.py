@@ -1,9 +1,10 @@
 """What a worker process keeps between tasks: each lexicon opened once, its scorers warm.
 
-Tasks name their lexicon by a `LexiconRef` (its path, format and the driver's
-fingerprint of its contents), never by its data. The first task in a worker process
-that names a lexicon opens it (memory-mapped and validated once, as `open_lexicon`
-does) and checks that its fingerprint is the driver's: a worker whose file at that
+Tasks name their lexicon by a `LexiconRef` (its path, format, the driver's
+fingerprint of its compiled arrays and the identity of the words it holds), never by
+its data. The first task in a worker process that names a lexicon opens it
+(memory-mapped and validated once, as `open_lexicon` does) and checks that its
+fingerprint is the driver's: a worker whose file at that
 path differs (another build, a stale copy on another machine) fails the task with a
 one-line error instead of computing a different answer. Later tasks reuse the
 lexicon and its scorers (compiled kernels loaded, scratch memory allocated) until
@@ -27,7 +28,9 @@ _scorers: dict = {}
 
 def lexicon_fingerprint(lexicon) -> str:
     """A SHA-256 of what a lexicon scores with: its format, charset and the kernel arrays (the
-    compiled file's contents), so two builds of the same list in the same format agree."""
+    compiled file's contents), so two builds of the same list in the same format agree. Cheap,
+    and what driver and workers of one version compare; checkpoints, which outlive versions,
+    record `Lexicon.identity` instead."""
     digest = hashlib.sha256()
     digest.update(f"{lexicon.format}\0{lexicon.charset.letters}\0".encode())
     for value in lexicon.walk.inputs:
@@ -41,15 +44,17 @@ def lexicon_fingerprint(lexicon) -> str:
 
 @dataclass(frozen=True)
 class LexiconRef:
-    """A lexicon as tasks name it: where it is on every machine and what it must hold."""
+    """A lexicon as tasks name it: where it is on every machine, the arrays a worker must find
+    there (`fingerprint`) and the words they hold (`identity`, what checkpoints record)."""
 
     path: str
     format: str
     fingerprint: str
+    identity: str
 
     @classmethod
     def of(cls, lexicon) -> LexiconRef:
-        return cls(str(lexicon.path.resolve()), lexicon.format, lexicon_fingerprint(lexicon))
+        return cls(str(lexicon.path.resolve()), lexicon.format, lexicon_fingerprint(lexicon), lexicon.identity)
 
 
 def lexicon(ref: LexiconRef):

@@ -179,6 +179,19 @@ class Lexicon:
                 raise DawgError(f"{mapped.path}: changed on disk while in use; "
                                 f"results computed from it are void")
 
+    @cached_property
+    def identity(self) -> str:
+        """SHA-256 of what this lexicon holds, the same in every format and every version of the
+        program: its letters, its tiles where they are not the letters' default (so an English
+        list's identity is what it was before tiles were recorded), then every word as folded, in
+        order. Checkpoints and proof plans name their lexicon by it."""
+        digest = hashlib.sha256(self.charset.letters.encode() + b"\0")
+        if self.charset.tiles != Charset(self.charset.letters).tiles:
+            digest.update(repr(self.charset.tiles).encode() + b"\0")
+        for word, _ in self.iter_numbered_words():
+            digest.update(word.encode() + b"\n")
+        return digest.hexdigest()
+
     # --- scoring ---------------------------------------------------------------
 
     @cached_property

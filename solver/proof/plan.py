@@ -151,7 +151,7 @@ class ProofPlan:
     shape: Shape
     charset: str                       # the lexicon's letters
     buckets: tuple[tuple[str, ...], ...]  # per cell, its buckets
-    lexicon_digest: str                # words and charset (solver.proof.tables.lexicon_digest)
+    lexicon_digest: str                # what the lexicon holds (formats.base.Lexicon.identity)
 
     @cached_property
     def radix(self) -> np.ndarray:
@@ -287,8 +287,6 @@ class ProofPlan:
 
 def make_plan(lexicon, shape: Shape | tuple[int, int], classes: str | None = None) -> ProofPlan:
     """The split of the boards of `shape` over `lexicon`'s charset: the default one, or --classes."""
-    from .tables import lexicon_digest
-
     try:
         shape = Shape.of(shape)
     except Exception as err:
@@ -301,7 +299,7 @@ def make_plan(lexicon, shape: Shape | tuple[int, int], classes: str | None = Non
         corner, other = (_restrict(_with_vowels(b, vowels, charset), charset) for b in _default(shape))
     nbrs = neighbours(shape)
     buckets = tuple(corner if len(nbrs[c]) <= 3 else other for c in range(shape.cells))
-    plan = ProofPlan(shape, charset, buckets, lexicon_digest(lexicon))
+    plan = ProofPlan(shape, charset, buckets, lexicon.identity)
     if plan.class_count > MAX_CLASSES:
         raise ParameterError("classes", f"{plan.class_count:,} classes for {shape}: too many (at most "
                              f"{MAX_CLASSES:,}); use coarser buckets, e.g. '{plan._coarser()}'")

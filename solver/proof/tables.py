@@ -15,7 +15,6 @@ its node words, vectorised; the others build them from their word list.
 
 from __future__ import annotations
 
-import hashlib
 import weakref
 from dataclasses import dataclass
 
@@ -116,12 +115,3 @@ def _from_words(lexicon) -> Tables:
             mask[new[old]] = sum(1 << letter for letter in kids[old])
             first[new[old]] = new[kids[old][min(kids[old])]]
     return _tables(first, mask, np.array([pts[old] for old in order], np.int64), wide_of(len(lexicon.charset)))
-
-
-def lexicon_digest(lexicon) -> str:
-    """SHA-256 of the charset and the words (as folded, 'q' for Qu): the same words give the
-    same digest in every format."""
-    digest = hashlib.sha256(lexicon.charset.letters.encode() + b"\0")
-    for word, _ in lexicon.numbered_words():
-        digest.update(word.encode() + b"\n")
-    return digest.hexdigest()

@@ -1,0 +1,69 @@
+"""Checkpoints outlive upgrades: a checkpoint names its lexicon by what it holds (`Lexicon.identity`), and
+a format-1 checkpoint, which named it by the compiled arrays of the program that wrote it, resumes where
+its run can vouch for the words (a proof's plan fingerprint) and is otherwise refused saying why. Every
+checkpoint committed in benchmarks/results/ resumes on a fresh build and gives its recorded answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from boggle_dawg.solver.cluster.checkpoint import read_checkpoint, record_line
+from boggle_dawg.solver.cluster.prove_job import ProvePlan, run_prove_task
+from boggle_dawg.solver.lexicon import open_lexicon
+
+from support import REPO, assert_clean_error, run_cli
+
+COMMITTED = sorted((REPO / "benchmarks" / "results").glob("*.ckpt"))
+WORDS = ["ate", "eat", "rate", "seat", "star", "tars", "tea", "teas", "tsar"]
+
+
+def _as_format_1(path: Path, header: dict, records: dict) -> None:
+    """A checkpoint as version 1 wrote it: its header naming the lexicon by a digest of arrays."""
+    header = {**header, "lexicon": "324a2523" + "0" * 56}
+    head = json.dumps({"format": "dawg-solve checkpoint", "version": 1, "header": header}).encode() + b"\n"
+    path.write_bytes(head + b"".join(record_line(task, record) for task, record in records.items()))
+
+
+def test_the_identity_is_the_words_not_the_format(make_lexicon):
+    path = make_lexicon(WORDS)
+    identities = {open_lexicon(path, fmt).identity for fmt in ("trie", "dawg", "adtdawg")}
+    assert len(identities) == 1
+    assert open_lexicon(make_lexicon(WORDS[:-1])).identity not in identities
+    assert open_lexicon(make_lexicon(WORDS, "abcdefghijklmnopqrstuvwxy")).identity not in identities  # letters too
+
+
+def test_a_format_1_proof_checkpoint_resumes_when_its_plan_is_this_lexicons(make_lexicon, tmp_path):
+    lex = open_lexicon(make_lexicon(WORDS, "aerst"))
+    plan = ProvePlan(lex, (2, 2), 4)
+    records = {task: run_prove_task(spec, lex) for task, spec in list(plan.job().tasks)[:2]}
+    checkpoint = tmp_path / "old.ckpt"
+    _as_format_1(checkpoint, plan.header(), records)
+    args = ("boggle_dawg.dawg_solve", "prove", str(lex.path), "--size", "2x2", "--min-score", "4",
+            "--checkpoint", str(checkpoint), "--resume", "--json", "-q")
+    proc = run_cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert set(records) <= set(read_checkpoint(checkpoint).records)  # kept, and the run went on from them
+    other = open_lexicon(make_lexicon(WORDS[1:], "aerst"))  # other words: its plan differs, nothing vouches
+    _as_format_1(checkpoint, ProvePlan(other, (2, 2), 4).header(), {})
+    assert_clean_error(run_cli(*args), "earlier version", "start a new checkpoint")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("committed", COMMITTED, ids=[p.name for p in COMMITTED])
+def test_every_committed_checkpoint_resumes_on_a_fresh_build_with_its_answer(committed, built, tmp_path):
+    """The full 3x4 ENABLE2K proofs (benchmarks/results/prove.md): published optimum perslatesind, 1,651."""
+    header = read_checkpoint(committed).header
+    assert header["kind"] == "prove" and header["shape"] == "3x4"
+    copy = tmp_path / committed.name
+    copy.write_bytes(committed.read_bytes())
+    proc = run_cli("boggle_dawg.dawg_solve", "prove", str(built("enable2k")), "--size", header["shape"],
+                   "--min-score", str(header["min_score"]), "--classes", header["split"], "--checkpoint", str(copy),
+                   "--resume", "--json", "-q", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["classes"] == len(read_checkpoint(committed).records)
+    assert answer["boards"] == [{"board": "dnisetalsrep", "score": 1651}]
+    assert copy.read_bytes() == committed.read_bytes()  # nothing left to run: nothing appended
