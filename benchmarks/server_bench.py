@@ -1,10 +1,11 @@
 """The warm server under load and under fire, on loopback, against a real `dawg-solve serve` process.
 
 Run from the repository root:
-    python benchmarks/server_bench.py            # writes benchmarks/results/server.md (about 2 minutes)
-    python benchmarks/server_bench.py --quick    # smoke run: fewer requests, prints the tables
+    python benchmarks/server_bench.py              # writes benchmarks/results/server.md (about 3 minutes)
+    python benchmarks/server_bench.py --quick      # smoke run: fewer requests, prints the tables
+    python benchmarks/server_bench.py --slow-only  # (d) alone: replaces its section of server.md (about 1 minute)
 
-Three measurements (issue 23), all on the shipped default lexicon:
+Four measurements (issues 23 and 34), all on the shipped default lexicon:
   (a) one 5x5 board (the first of ../shared/bench/dice5x5-10k.txt) solved through POST /api/solve
       (score, words and paths) by 1, 8 and 64 concurrent clients: latency p50 / p99 and requests/s;
   (b) batch scoring through POST /api/score (the file's 10,000 boards, one request) in boards/s, beside
@@ -12,7 +13,13 @@ Three measurements (issue 23), all on the shipped default lexicon:
       which leaves its start-up out, as /api/score leaves the server's out; and its whole process);
   (c) 1,000 bad requests (malformed JSON, wrong types, boards too big, unknown lexicons, bodies over the
       limit), each of which must be answered 4xx, while one more client solves the board of (a) one
-      request at a time; its latency before and during the flood.
+      request at a time; its latency before and during the flood;
+  (d) 2,000 slow connections (a quarter each: nothing sent, the request line, the headers or the body dribbled
+      a byte a second) opened at once against the server's default timeouts, while the client of (c) plays:
+      when and how the server closed each, its open descriptors and CPU time, and the client's latency before,
+      during and after. Each end (the attacking process, the server) holds a descriptor per connection: where
+      the soft limit on open files is lower than they need, the script raises it (resource.setrlimit; the
+      server inherits it) and says so.
 The solving clients are threads of this process, each with a keep-alive connection of the standard library's
 http.client; the flood comes from asyncio tasks of httpx2 in a process of its own. All share the machine's
 cores with the server.
@@ -27,6 +34,7 @@ import json
 import multiprocessing
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,6 +44,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from common import (
+    RESULTS,
     SOLVER_CLI,
     Conditions,
     add_options,
@@ -54,6 +63,16 @@ TARGET_P50_MS = 5.0
 TARGET_BATCH_SHARE = 0.8
 FAULTS = 1_000
 FAULT_CLIENTS = 8
+SLOW_CLIENTS = 2_000
+SLOW_CAP_S = 90.0  # the longest this side keeps a slow connection open
+SLOW_KINDS = {  # what a slow connection sends first, then a byte of each second
+    "nothing sent": (b"", b""),
+    "request line dribbled": (b"PO", b"S"),
+    "headers dribbled": (b"POST /api/solve HTTP/1.1\r\nHost: bench\r\nX-Slow: ", b"a"),
+    "body dribbled": (b"POST /api/solve HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 100000\r\n\r\n{", b" "),
+}
+SLOW_SECTION = "## Slow clients while a client plays"
 
 
 def start_server(jobs: int) -> tuple[subprocess.Popen, str]:
@@ -189,6 +208,128 @@ def fault_table(url: str, board: str, expected: int, faults: int, probes: int) -
     return lines, all_4xx
 
 
+def enough_descriptors(needed: int) -> str:
+    """Raise the soft limit on open files to `needed` where it is lower (the server started after inherits it);
+    what was done, for the record."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= needed:
+        return f"the soft limit on open files, {soft:,}, was enough"
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        sys.exit(f"{needed:,} open files needed, and the hard limit is {hard:,}: use fewer --slow-clients")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+    return f"the script raised the soft limit on open files from {soft:,} to {needed:,} (resource.setrlimit)"
+
+
+def slow_wave(url: str, count: int, cap: float) -> tuple[list[tuple[str, float | None, bytes]], float]:
+    """`count` slow connections, the kinds of SLOW_KINDS in turn, opened at once, each sending its first bytes
+    and then a byte a second until the server closes it (at most `cap` seconds; run in a process of its own):
+    (kind, seconds until closed or None, the start of the server's answer) each, and the wall time."""
+    host, port = urlsplit(url).hostname, urlsplit(url).port
+    kinds = list(SLOW_KINDS)
+
+    async def one(kind: str) -> tuple[str, float | None, bytes]:
+        first, dribble = SLOW_KINDS[kind]
+        started, answer = time.perf_counter(), b""  # before connecting: the server's clock starts when it accepts
+        reader, writer = await asyncio.open_connection(host, port)
+        writer.write(first)
+
+        async def dribbling() -> None:
+            while dribble and not writer.is_closing():
+                await asyncio.sleep(1)
+                writer.write(dribble)
+
+        sending = asyncio.create_task(dribbling())
+        try:
+            async with asyncio.timeout(cap):
+                while chunk := await reader.read(65536):
+                    answer += chunk
+            closed = time.perf_counter() - started
+        except TimeoutError:
+            closed = None
+        except ConnectionError:  # reset: closed all the same
+            closed = time.perf_counter() - started
+        finally:
+            sending.cancel()
+            writer.close()
+        return kind, closed, answer[:12]
+
+    async def wave() -> list[tuple[str, float | None, bytes]]:
+        return await asyncio.gather(*(one(kinds[i % len(kinds)]) for i in range(count)))
+
+    started = time.perf_counter()
+    return asyncio.run(wave()), time.perf_counter() - started
+
+
+def descriptors(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def slow_section(url: str, board: str, expected: int, count: int, probes: int, server_pid: int, limit_note: str,
+                 conditions: Conditions) -> list[str]:
+    """(d): the slow wave while a client solves, as the lines of its section of the results."""
+    probe = Solver(url, board, expected)
+    load_before = load_average()
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as attacker:
+        attacker.submit(int, 0).result()  # the attacking process started before the wave
+        hammer([probe], 20)
+        before, _ = hammer([probe], probes)
+        fds_before, cpu = descriptors(server_pid), cpu_seconds(server_pid)
+        waving = attacker.submit(slow_wave, url, count, SLOW_CAP_S)
+        during: list[float] = []
+        peak = fds_before
+        while not waving.done():
+            during.append(probe.solve())
+            if len(during) % 50 == 0:
+                peak = max(peak, descriptors(server_pid))
+            time.sleep(0.01)  # a player, not a flood: about 100 requests a second at most
+        results, wall = waving.result()
+        cpu = cpu_seconds(server_pid) - cpu
+        after, _ = hammer([probe], probes)
+        fds_after = descriptors(server_pid)
+    lines = [SLOW_SECTION, "",
+             f"{count:,} connections ({count // len(SLOW_KINDS):,} of each kind) opened at once by asyncio tasks in a "
+             f"process of their own, each sending its first bytes and then one byte a second, kept until the server "
+             f"closed them (at most {SLOW_CAP_S:g} s), against `dawg-solve serve`'s default timeouts (headers 10 s, "
+             f"body 30 s, keep-alive 5 s); {limit_note}. The wave took {wall:.1f} s; how the server dealt with "
+             f"each kind:", "",
+             "| kind | connections | closed by the server | seconds to close: min | median | max | answered |",
+             "|---|---:|---:|---:|---:|---:|---|"]
+    for kind in SLOW_KINDS:
+        mine = [(closed, start) for name, closed, start in results if name == kind]
+        times = sorted(closed for closed, _ in mine if closed is not None)
+        answers: dict[str, int] = {}
+        for _, start in mine:
+            status = " ".join(start.decode("latin-1").split()[1:2]) or "nothing"
+            answers[status] = answers.get(status, 0) + 1
+        spread = (f"{times[0]:.1f} | {statistics.median(times):.1f} | {times[-1]:.1f}" if times else "- | - | -")
+        lines.append(f"| {kind} | {len(mine):,} | {len(times):,} | {spread} | "
+                     f"{', '.join(f'{n:,} x {status}' for status, n in sorted(answers.items()))} |")
+    lines += ["", f"The server's open descriptors: {fds_before:,} before the wave, {peak:,} at most during it (sampled "
+              f"every 50 requests of the client), {fds_after:,} after; its CPU time over the wave: {cpu:.1f} s in "
+              f"{wall:.1f} s.", "",
+              "The parallel client's /api/solve latency, one request at a time (at most about 100 a second during "
+              "the wave; the attacking process shares the machine's cores with the server):", "",
+              "| phase | requests | p50 ms | p99 ms |", "|---|---:|---:|---:|"]
+    for phase, values in (("before", before), ("during the wave", during), ("after", after)):
+        lines.append(f"| {phase} | {len(values):,} | {percentile(values, 0.5) * 1e3:.2f} | "
+                     f"{percentile(values, 0.99) * 1e3:.2f} |")
+    print(f"  slow: {wall:.1f} s; probe p50 before {percentile(before, 0.5) * 1e3:.2f} ms, during "
+          f"{percentile(during, 0.5) * 1e3:.2f} ms; descriptors {fds_before} -> {peak} -> {fds_after}", file=sys.stderr)
+    return [*lines, "", conditions.note(load_before, load_average()), ""]
+
+
+def replace_section(path: Path, heading: str, section: str) -> None:
+    """Put `section` in place of the one under `heading` in the results file (or at its end)."""
+    text = path.read_text()
+    start = text.find(heading)
+    end = text.find("\n## ", start + 1) if start >= 0 else -1
+    if start < 0:
+        text = text.rstrip("\n") + "\n\n" + section
+    else:
+        text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
+    path.write_text(text)
+
+
 def batch_measurements(url: str, boards: list[str], boards_file, jobs: int, expected: list[int]):
     import httpx2
 
@@ -226,21 +367,49 @@ def walk_times(board: str, times: int) -> tuple[float, float]:
     return compiled, python
 
 
+def slow_only(args, board: str, count: int, probes: int, limit_note: str, conditions: Conditions) -> None:
+    """--slow-only: (d) on a server of its own, its section put in place of the one in the results file."""
+    import httpx2
+
+    proc, url = start_server(args.jobs)
+    try:
+        expected = httpx2.post(f"{url}/api/solve", json={"board": board}, timeout=60).json()["score"]
+        section = "\n".join(slow_section(url, board, expected, count, probes, proc.pid, limit_note, conditions))
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    out = args.out or (None if args.quick else RESULTS / args.results)
+    if out:
+        replace_section(Path(out), SLOW_SECTION, section)
+        print(f"wrote {out}", file=sys.stderr)
+    else:
+        print(section)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_options(parser, runs=5, max_runs=8, quick_runs=2, results="server.md")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="scoring threads of the server and the CLI "
                                                                          "(default: every core)")
     parser.add_argument("--requests", type=int, default=None, help="solves per concurrency (default 500; 100 with --quick)")
+    parser.add_argument("--slow-clients", type=int, default=None,
+                        help=f"slow connections of (d) (default {SLOW_CLIENTS:,}; 200 with --quick)")
+    parser.add_argument("--slow-only", action="store_true",
+                        help="measure (d) alone and put it in place of its section of the results file")
     args = parser.parse_args()
     requests = args.requests or (100 if args.quick else 500)
     faults = 200 if args.quick else FAULTS
+    slow_clients = args.slow_clients or (200 if args.quick else SLOW_CLIENTS)
     repeats = repeats_from(args)
 
     conditions = Conditions()
+    limit_note = enough_descriptors(slow_clients + 512)  # each end holds a descriptor per connection
     boards_file = shared("bench", "dice5x5-10k.txt")
     boards = boards_file.read_text().split()
     subprocess.run([*SOLVER_CLI, boards[0]], check=True, capture_output=True)  # the default lexicon, compiled once
+    if args.slow_only:
+        slow_only(args, boards[0], slow_clients, requests // 2, limit_note, conditions)
+        return
     proc, url = start_server(args.jobs)
     try:
         import httpx2
@@ -277,6 +446,10 @@ def main() -> None:
         load_d = load_average()
         if not all_4xx:
             print("  some bad requests were not answered 4xx", file=sys.stderr)
+
+        print("slow clients:", file=sys.stderr)
+        slow_lines = slow_section(url, boards[0], first["score"], slow_clients, requests // 2, proc.pid, limit_note,
+                                  conditions)
     finally:
         proc.terminate()
         status = proc.wait(30)
@@ -306,7 +479,8 @@ def main() -> None:
         "## Bad requests while a client plays", "",
         *faults_lines, "",
         f"Every bad request answered 4xx: {'yes' if all_4xx else 'NO'}.", "",
-        conditions.note(load_c, load_d), ""])
+        conditions.note(load_c, load_d), "",
+        *slow_lines])
     publish(args, text)
 
 

@@ -27,6 +27,7 @@ from .solver.board import BoardError, Shape, encode_texts
 from .solver.errors import DawgError, reading
 from .solver.kernels import NO_LETTER
 from .solver.lexicon import Lexicon
+from .solver.rules import Rules
 
 CHUNK_LINES = 4096  # input lines scored and printed at a time in batch mode
 MAX_LINE_BYTES = 4096  # longer than any board's notation: such a line is reported, not buffered
@@ -138,8 +139,9 @@ class BoardLines:
 class BatchReport:
     """Writes a batch's results in input order, reports bad lines, and keeps the tallies."""
 
-    def __init__(self, name: str, as_json: bool, numbered: bool, strict: bool) -> None:
+    def __init__(self, name: str, as_json: bool, numbered: bool, strict: bool, rules: str) -> None:
         self.name, self.as_json, self.numbered, self.strict = name, as_json, numbered, strict
+        self.rules = rules  # the rules' name, on every JSON line
         self.scored = 0
         self.bad_lines: list[int] = []
 
@@ -151,7 +153,8 @@ class BatchReport:
             if error is None:
                 self.scored += 1
                 if self.as_json:
-                    out.append(json.dumps({"line": number, "board": text, "score": score}) + "\n")
+                    out.append(json.dumps({"line": number, "board": text, "score": score, "rules": self.rules})
+                               + "\n")
                 else:
                     out.append(f"{number}\t{score}\n" if self.numbered else f"{score}\n")
                 continue
@@ -233,9 +236,10 @@ def _start_up(scorer: Scorer) -> float:
 
 
 def score_stream(lex: Lexicon, source: str, shape: Shape | None, jobs: int, as_json: bool, numbered: bool,
-                 strict: bool, skip_foreign: bool, quiet: bool, backend: str = "cpu") -> None:
-    """Score every board of a batch on `backend` and print one result per board line, in input order."""
-    with lex.scorer(jobs, backend) as scorer:  # opened first: a backend that cannot run fails before any input
+                 strict: bool, skip_foreign: bool, quiet: bool, backend: str = "cpu", rules: Rules | None = None) -> None:
+    """Score every board of a batch on `backend` under `rules` (None: the lexicon's) and print one
+    result per board line, in input order."""
+    with lex.scorer(jobs, backend, rules) as scorer:  # opened first: a backend that cannot run fails before any input
         _score_stream(lex, scorer, source, shape, as_json, numbered, strict, skip_foreign, quiet,
                       workers_label(backend, jobs))
 
@@ -243,7 +247,7 @@ def score_stream(lex: Lexicon, source: str, shape: Shape | None, jobs: int, as_j
 def _score_stream(lex: Lexicon, scorer: Scorer, source: str, shape: Shape | None, as_json: bool, numbered: bool,
                   strict: bool, skip_foreign: bool, quiet: bool, workers: str) -> None:
     reader = BoardLines(source)
-    report = BatchReport(reader.name, as_json, numbered, strict)
+    report = BatchReport(reader.name, as_json, numbered, strict, scorer.rules.name)
     progress = None
     start_up = scoring = 0.0
     try:

@@ -240,6 +240,25 @@ def device_option(device: str) -> str:
     return backend
 
 
+RULES_HELP = ("Rules of play: standard (3+ letters, the classic card), big (4+ letters), words (every word one "
+              "point) or a rules file (TOML, see docs/rules.md) [default: the lexicon's, else standard].")
+
+
+def rules_option(spec: str | None, default=None):
+    """The Rules that `--rules` names (`default` when not given: a lexicon's own rules); an unknown
+    name is a usage error (exit 2), a bad rules file a DawgError naming it."""
+    from .solver.rules import load_rules
+
+    if spec is None:
+        return default
+    try:
+        return load_rules(spec)
+    except DawgError as err:
+        if os.path.lexists(spec):
+            raise
+        raise UsageError(f"--rules: {err}") from None
+
+
 def workers_label(backend: str, jobs: int) -> str:
     """What scored the boards, for timing lines: '4 jobs' on the CPU, else the backend's name."""
     return f"{jobs} {plural('job', jobs)}" if backend == "cpu" else backend

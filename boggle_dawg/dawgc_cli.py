@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from .cli_common import HELP_OPTIONS, StatusLine, run_cli
+from .cli_common import HELP_OPTIONS, StatusLine, rules_option, run_cli
 from .compiler.build import build_lexicon
 from .compiler.verify import describe, verify
 from .compiler.wordlist import INPUT_FORMATS, ListOptions
@@ -17,6 +17,7 @@ from .solver.charset import parse_charset, upper
 from .solver.formats import format_help
 from .solver.language import DEFAULT_LANGUAGE, builtin_language_names, load_language
 from .solver.lexicon import open_lexicon
+from .solver.rules import Rules
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None,
                   pretty_exceptions_enable=False, context_settings=HELP_OPTIONS,
@@ -48,6 +49,10 @@ def build(
     out: Path | None = typer.Option(None, "--out", "-o", help="Output directory [default: build/<list>-<charset>, "
                                                               "build/<list>-<language> for another language]."),
     max_length: int | None = typer.Option(None, "--max-length", help="Drop longer words [default: keep all]."),
+    rules: str | None = typer.Option(None, "--rules", "-r", metavar="NAME|FILE",
+                                     help="The rules the lexicon scores under unless a command names others: "
+                                          "standard, big, words or a rules file (docs/rules.md) [default: the "
+                                          "language's, standard for English]."),
     as_json: bool = typer.Option(False, "--json", help="Print the manifest and timing as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
 ) -> None:
@@ -55,7 +60,8 @@ def build(
     lang = load_language(language)
     letters = lang.letters if charset is None else parse_charset(charset, lang.letters).letters
     options = ListOptions(lang, input_format, lenient)
-    result = build_lexicon(wordlist, lang.charset(letters), out, max_length, _stages(quiet or as_json), options)
+    chosen = rules_option(rules)
+    result = build_lexicon(wordlist, lang.charset(letters), out, max_length, _stages(quiet or as_json), options, chosen)
     m = result.manifest
     if as_json:
         print(json.dumps({"out_dir": str(result.out_dir), "seconds": round(result.seconds, 3), "manifest": m}, indent=2))
@@ -65,6 +71,8 @@ def build(
     print(f"built {result.out_dir}/ from {wordlist} in {result.seconds:.2f} s")
     if lang.name != DEFAULT_LANGUAGE:
         print(f"  language {lang.name} ({lang.title})")
+    if "rules" in m:
+        print(f"  rules    {Rules.from_dict(m['rules'], 'manifest').describe()}")
     print(f"  charset  {shown} ({len(m['charset'])} letters)")
     print(f"  words    {m['words']} kept (longest {m['max_length']} letters); dropped: {dropped}")
     for name, writer in WRITERS.items():

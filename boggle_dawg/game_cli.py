@@ -20,7 +20,7 @@ from pathlib import Path
 
 import typer
 
-from .cli_common import MAX_SECONDS, UsageError, cli_lexicon, finite_option, plural
+from .cli_common import MAX_SECONDS, RULES_HELP, UsageError, cli_lexicon, finite_option, plural, rules_option
 from .program import PROG
 from .solver.board import Board, Shape, parse_size
 from .solver.charset import Charset, upper
@@ -28,8 +28,9 @@ from .solver.dice_sets import DiceSet, builtin_dice_names, dice_for_size, load_d
 from .solver.dice_sets import roll as roll_dice
 from .solver.errors import DawgError
 from .solver.formats import format_help
-from .solver.game import RULES_MIN_LENGTH, Outcome, Round, Summary, Verdict
+from .solver.game import Outcome, Round, Summary, Verdict
 from .solver.language import DEFAULT_LANGUAGE, builtin_language_names, load_language
+from .solver.rules import DEFAULT_RULES, MAX_MIN_LENGTH
 
 WIDTH = 79  # columns for word lists in the summary
 
@@ -210,8 +211,10 @@ def play(
     seed: int | None = typer.Option(None, "--seed", help="Seed of the roll [default: random, shown]."),
     seconds: float = typer.Option(180, "--seconds", "-t", help=f"Length of the round (0 = no time limit; "
                                                                 f"at most {MAX_SECONDS:g})."),
-    min_length: int = typer.Option(RULES_MIN_LENGTH, "--min-length",
-                                   help="Shortest word that counts (Big Boggle's rules use 4)."),
+    rules: str | None = typer.Option(None, "--rules", "-r", metavar="NAME|FILE", help=RULES_HELP),
+    min_length: int | None = typer.Option(None, "--min-length",
+                                          help="Shortest word that counts, the rules' card unchanged [default: the "
+                                               "rules' own; Big Boggle's rules, --rules big, use 4]."),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="JSON lines: the start, each word's verdict, the summary."),
 ) -> None:
@@ -219,9 +222,8 @@ def play(
     if sys.stdin is None or sys.stdin.closed:
         raise DawgError("stdin is closed: play reads the player's words from it")
     finite_option("--seconds", seconds, 0, MAX_SECONDS, low_inclusive=True)
-    if min_length < RULES_MIN_LENGTH:
-        raise UsageError(f"--min-length: must be {RULES_MIN_LENGTH} or more (the lexicons hold no "
-                        f"shorter words), got {min_length}")
+    if min_length is not None and not 1 <= min_length <= MAX_MIN_LENGTH:
+        raise UsageError(f"--min-length: must be 1..{MAX_MIN_LENGTH}, got {min_length}")
     dice_name = None
     if board_text is not None and (dice is not None or seed is not None):
         raise UsageError("give either --board or --dice/--seed, not both")
@@ -234,13 +236,17 @@ def play(
         seed = random_seed() if seed is None else seed
         board = next(roll_dice(dice_set, shape, seed))
     _check_letters(board, lex.charset, rolled=dice_name is not None)
-    round_ = Round(board, lex.words(board), min_length, lex.language)
+    chosen = rules_option(rules, lex.rules)
+    chosen = chosen if min_length is None else chosen.with_min_length(min_length)
+    round_ = Round(board, lex.words(board, rules=chosen), chosen, lex.language)
     if as_json:
         print(json.dumps({"event": "start", "board": board.notation, "size": str(board.shape), "dice": dice_name,
-                          "seed": seed, "seconds": seconds, "min_length": round_.min_length}), flush=True)
+                          "seed": seed, "seconds": seconds, "rules": chosen.as_dict(),
+                          "min_length": round_.min_length}), flush=True)
     origin = f"{dice_name} dice, seed {seed}" if dice_name else f"board {board.notation}"
     limit = f"{_clock(seconds)} to play" if seconds else "no time limit"
-    header = f"{origin}: {limit}, words of {round_.min_length}+ letters.\n\n{board.grid()}\n"
+    under = "" if chosen.name == DEFAULT_RULES else f" ({chosen.name} rules)"
+    header = f"{origin}: {limit}, words of {round_.min_length}+ letters{under}.\n\n{board.grid()}\n"
     if sys.stdin.isatty():
         header += "\nType one word per line; Ctrl-D ends the round early.\n"
     print(header, file=sys.stderr if as_json else sys.stdout, flush=True)

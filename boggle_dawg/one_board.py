@@ -8,34 +8,42 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cli_common import cli_lexicon, lone_path_error, plural
+from .cli_common import cli_lexicon, lone_path_error, plural, rules_option
 from .solver.board import Board, Shape, blank_foreign, parse_board
 from .solver.errors import DawgError
 from .solver.lexicon import Lexicon
+from .solver.rules import DEFAULT_RULES, Rules
+
+
+def _tally(score: int, count: int, rules: Rules) -> str:
+    """'13 points, 9 words', naming the rules when they are not the standard ones."""
+    under = "" if rules.name == DEFAULT_RULES else f"; rules {rules.describe()}"
+    return f"{score} {plural('point', score)}, {count} {plural('word', count)}{under}"
 
 
 def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, as_json: bool,
-                skip_foreign: bool) -> None:
-    """The grid and score (and the words); with `skip_foreign`, a foreign letter's cell is shown as
-    the blank it scores as, in the grid and in the JSON board alike."""
+                skip_foreign: bool, rules: Rules) -> None:
+    """The grid and score under `rules` (and the words); with `skip_foreign`, a foreign letter's
+    cell is shown as the blank it scores as, in the grid and in the JSON board alike."""
     if skip_foreign:
         board = blank_foreign(board, lex.charset)
     if not (show_words or show_paths or as_json):
-        score, count = lex.score_and_count(board)
+        score, count = lex.score_and_count(board, rules=rules)
         print(board.grid())
-        print(f"{score} {plural('point', score)}, {count} {plural('word', count)}")
+        print(_tally(score, count, rules))
         return
-    found = lex.words(board)
+    found = lex.words(board, rules=rules)
     score = sum(f.points for f in found)
     if as_json:
         import json
 
         words = [{"word": f.word, "points": f.points,
                   **({"path": [board.cell_name(c) for c in f.path]} if show_paths else {})} for f in found]
-        print(json.dumps({"board": board.notation, "size": str(board.shape), "score": score, "words": words}))
+        print(json.dumps({"board": board.notation, "size": str(board.shape), "rules": rules.as_dict(),
+                          "score": score, "words": words}))
         return
     print(board.grid())
-    print(f"{score} {plural('point', score)}, {len(found)} {plural('word', len(found))}")
+    print(_tally(score, len(found), rules))
     for f in found:
         path = "  " + " ".join(board.cell_name(c) for c in f.path) if show_paths else ""
         print(f"{f.points:3}  {f.word}{path}")
@@ -52,9 +60,10 @@ def _lone_argument_is_board(text: str, shape: Shape | None) -> Board:
 
 
 def solve_board(args: list[str], shape: Shape | None, fmt: str | None, words: bool, paths: bool, as_json: bool,
-                skip_foreign: bool, backend: str = "cpu") -> None:
-    """Print one board's score (and words): args is [BOARD] or [FILE, BOARD]. The board is walked
-    here on the CPU; another `backend` asked for must still be able to score the lexicon."""
+                skip_foreign: bool, backend: str = "cpu", rules: str | None = None) -> None:
+    """Print one board's score (and words) under the rules `--rules` names: args is [BOARD] or
+    [FILE, BOARD]. The board is walked here on the CPU; another `backend` asked for must still be
+    able to score the lexicon."""
     if len(args) == 1:
         board = _lone_argument_is_board(args[0], shape)
         lex = cli_lexicon(None, fmt)
@@ -66,4 +75,4 @@ def solve_board(args: list[str], shape: Shape | None, fmt: str | None, words: bo
         from .solver.backends import check_backend
 
         check_backend(lex, backend)
-    print_board(lex, board, words, paths, as_json, skip_foreign)
+    print_board(lex, board, words, paths, as_json, skip_foreign, rules_option(rules, lex.rules))

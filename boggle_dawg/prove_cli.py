@@ -19,7 +19,7 @@ from pathlib import Path
 
 import typer
 
-from .cli_common import UsageError, cli_lexicon, plural
+from .cli_common import RULES_HELP, UsageError, cli_lexicon, plural, rules_option
 from .cluster_cli import (
     check_engine_options,
     checkpoint_option,
@@ -32,6 +32,7 @@ from .cluster_cli import (
 from .progress import closing_line
 from .solver.board import parse_size
 from .solver.formats import format_help
+from .solver.rules import DEFAULT_RULES
 
 NOUNS = ("class", "classes")
 
@@ -39,7 +40,8 @@ NOUNS = ("class", "classes")
 def _statement(result) -> str:
     other = "other " if result.boards else ""
     classes = "class" if result.classes == 1 else "classes"
-    return (f"No {other}{result.shape} board scores {result.min_score:,} or more: proved over "
+    under = "" if result.rules.name == DEFAULT_RULES else f" under the rules {result.rules.describe()}"
+    return (f"No {other}{result.shape} board scores {result.min_score:,} or more{under}: proved over "
             f"{result.classes:,} {classes} ({result.class_count:,} before symmetry), {result.nodes:,} bounds "
             f"computed, {result.scored:,} {plural('board', result.scored)} scored exactly, {result.seconds:.1f} s, "
             f"{result.cpu_seconds:.1f} CPU-seconds.")
@@ -56,6 +58,8 @@ def prove(
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffled class order (never changes results)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the boards and the proof's counts."),
+    rules: str | None = typer.Option(None, "--rules", "-r", metavar="NAME|FILE",
+                                     help=RULES_HELP + " Proofs take rules whose words score at most 15 points."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
     workers: int | None = workers_option(),
     scheduler: str | None = scheduler_option(),
@@ -84,8 +88,9 @@ def prove(
         raise UsageError(f"--verify-sample: must be 0 or more, got {verify_sample}")
     if sample is not None and sample < 1:
         raise UsageError(f"--sample: must be 1 or more, got {sample}")
+    chosen = rules_option(rules, lex.rules)
     result, verified, sampled = _prove_on_engine(lex, shape, min_score, classes, seed, sample, workers, scheduler,
-                                                 checkpoint, resume, quiet, verify_sample)
+                                                 checkpoint, resume, quiet, verify_sample, chosen)
     if sampled is not None:
         _print_sample(lex, result, sampled, seed, verified, as_json)
         return
@@ -103,13 +108,13 @@ def prove(
 
 def _prove_on_engine(lex, shape, min_score: int, classes: str | None, seed: int, sample: int | None,
                      workers: int | None, scheduler: str | None, checkpoint: Path | None, resume: bool, quiet: bool,
-                     verify_sample: int):
+                     verify_sample: int, rules):
     """The proof's classes (or the first `sample` of them) as tasks on a local cluster or a scheduler
     (solver.cluster.prove_job), then `verify_sample` of them proved again here; returns the result,
     how many were verified and, for a sample, its class records."""
     from .solver.cluster.prove_job import ProvePlan
 
-    plan = ProvePlan(lex, shape, min_score, classes, seed, limit=sample)
+    plan = ProvePlan(lex, shape, min_score, classes, seed, limit=sample, rules=rules)
     what = "sample" if sample is not None else "proof"
     headline = f"{what} of {shape} boards at {min_score:,}: {count(plan.total, *NOUNS)}"
     try:

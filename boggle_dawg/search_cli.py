@@ -18,6 +18,7 @@ import typer
 from .cli_common import (
     DEVICE_HELP,
     MAX_SECONDS,
+    RULES_HELP,
     UsageError,
     cli_lexicon,
     device_option,
@@ -25,6 +26,7 @@ from .cli_common import (
     jobs_option,
     lone_path_error,
     plural,
+    rules_option,
     workers_label,
 )
 from .cluster_cli import (
@@ -100,9 +102,10 @@ def _summary(result: SearchResult, tasks: int = 1, done: int | None = None) -> s
             f"{STOPPED[result.stopped]}")
 
 
-def _result_json(result: SearchResult) -> dict:
+def _result_json(result: SearchResult, rules) -> dict:
     rate = result.evaluations / result.seconds if result.seconds > 0 else 0.0
-    return {"method": result.method, "size": str(result.shape), "alphabet": result.alphabet.upper(),
+    return {"method": result.method, "size": str(result.shape), "rules": rules.as_dict(),
+            "alphabet": result.alphabet.upper(),
             "seed": result.seed, "rounds": result.rounds, "evaluations": result.evaluations,
             "stopped": result.stopped, "complete": result.stopped != "interrupted",
             "seconds": round(result.seconds, 3), "boards_per_second": round(rate),
@@ -137,6 +140,7 @@ def search(
                                             help=_anneal_help("Share of proposals that swap two cells", "swap_share")),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the top list and the run's figures."),
+    rules: str | None = typer.Option(None, "--rules", "-r", metavar="NAME|FILE", help=RULES_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
     tasks: int = typer.Option(1, "--tasks", help="Independent searches, each with the whole budget and its own "
                                   "seed derived from --seed; their top lists are merged. More than one runs on "
@@ -160,6 +164,7 @@ def search(
     check_tasks(tasks)
     engine = check_engine_options(workers, scheduler, checkpoint, resume) or tasks > 1
     lex = cli_lexicon(file, fmt)
+    chosen = rules_option(rules, lex.rules)
     if seed is None and resume:
         stored_seed = stored(checkpoint, "seed")
         seed = stored_seed if isinstance(stored_seed, int) else None
@@ -168,17 +173,17 @@ def search(
         from .solver.cluster.search_job import SearchPlan
 
         plan = SearchPlan(lex, shape, budget, method, seed, tasks, top=top, alphabet=alphabet, start=start,
-                          pool=pool, options=options, backend=backend, jobs=jobs)
+                          pool=pool, options=options, backend=backend, jobs=jobs, rules=chosen)
         result, label, done = _search_on_engine(plan, workers, scheduler, checkpoint, resume, quiet)
     else:
         with SearchProgress(quiet, f"{method} search of {shape} boards, seed {seed}") as progress, \
-                lex.scorer(jobs, backend) as scorer:
+                lex.scorer(jobs, backend, chosen) as scorer:
             result = search_boards(scorer, shape, budget, method, seed=seed, top=top, alphabet=alphabet,
                                    start=start, pool=pool, on_round=progress, **options)
         label, done = workers_label(backend, jobs), tasks
         _searched(result, result.evaluations, label, quiet)
     if as_json:
-        print(json.dumps({**_result_json(result), "tasks": tasks}))
+        print(json.dumps({**_result_json(result, chosen), "tasks": tasks}))
     else:
         _print_search(result, shape, tasks, done, lex.charset)
     _end_if_interrupted(result, as_json, "boards")
@@ -261,6 +266,7 @@ def rearrange(
     pool: int | None = typer.Option(None, "--pool", help=_pool_help(REARRANGE_METHODS) + _POOL_LIMIT),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object: arrangement, score, words."),
+    rules: str | None = typer.Option(None, "--rules", "-r", metavar="NAME|FILE", help=RULES_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or timing on stderr."),
 ) -> None:
     """Arrange exactly the given letters on the board for the highest score (seed 003).
@@ -279,18 +285,18 @@ def rearrange(
     lex = cli_lexicon(Path(args[0]) if len(args) == 2 else None, fmt)
     seed = random_seed() if seed is None else seed
     with SearchProgress(quiet, f"rearranging letters on a {shape} board, seed {seed}") as progress, \
-            lex.scorer(jobs, backend) as scorer:
+            lex.scorer(jobs, backend, rules_option(rules, lex.rules)) as scorer:
         outcome = rearrange_letters(scorer, letters, shape, budget, method, seed=seed, pool=pool,
                                     on_round=progress)
     _searched(outcome.search, outcome.search.evaluations, workers_label(backend, jobs), quiet)
-    _print_arrangement(outcome, shape, as_json, lex.charset)
+    _print_arrangement(outcome, shape, as_json, lex.charset, scorer.rules)
     _end_if_interrupted(outcome.search, as_json, "arrangement")
 
 
-def _print_arrangement(outcome: RearrangeResult, shape: Shape, as_json: bool, charset: Charset) -> None:
+def _print_arrangement(outcome: RearrangeResult, shape: Shape, as_json: bool, charset: Charset, rules) -> None:
     result = outcome.search
     if as_json:
-        record = _result_json(result)
+        record = _result_json(result, rules)
         record.update(letters=outcome.letters, board=result.best.board, score=result.best.score,
                       start={"board": outcome.start.board, "score": outcome.start.score},
                       words=[{"word": f.word, "points": f.points} for f in outcome.words])

@@ -1,13 +1,16 @@
 """`dawg-solve serve`: the warm server, a JSON API and the browser game (boggle_dawg/server).
 
     dawg-solve serve [FILE...] [--dice FILE]... [--host 127.0.0.1] [--port 8000] [--allow-origin ORIGIN]... [limits]
+                     [timeouts]
 
 The web framework and uvicorn are imported only here, inside the command: no other
-command, and not the one-board path, pays for them.
+command, and not the one-board path, pays for them. They are the `serve` extra's: without
+it the command says what to install, before any lexicon is opened.
 """
 
 from __future__ import annotations
 
+import functools
 import signal
 import socket
 import sys
@@ -15,13 +18,16 @@ from pathlib import Path
 
 import typer
 
-from .cli_common import jobs_option
+from .cli_common import finite_option, jobs_option
 from .program import PROG
-from .server.served import Limits, close_served, open_served
+from .server.served import Limits, Timeouts, close_served, open_served
 from .solver.errors import DawgError
 from .solver.formats import format_help
 
 DEFAULTS = Limits()
+TIMEOUTS = Timeouts()
+MOST_SECONDS = 3600.0  # the longest a timeout option may be
+INSTALL_SERVE = "pip install 'boggle-dawg[serve]'"  # the `serve` extra (pyproject.toml)
 
 
 def serve(
@@ -44,25 +50,51 @@ def serve(
     max_words: int = typer.Option(DEFAULTS.words, "--max-words", min=1, help="Most words listed for a prefix."),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Threads scoring batches (0 = all cores)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
+    timeout_headers: float = typer.Option(TIMEOUTS.headers, "--timeout-headers", metavar="SECONDS",
+                                          help="Most seconds a client may take to send a request's headers (then "
+                                               "408 and the connection closed)."),
+    timeout_body: float = typer.Option(TIMEOUTS.body, "--timeout-body", metavar="SECONDS",
+                                       help="Most seconds a client may take to send a request's body, from the end "
+                                            "of its headers (then the connection is closed)."),
+    timeout_keep_alive: float = typer.Option(TIMEOUTS.keep_alive, "--timeout-keep-alive", metavar="SECONDS",
+                                             help="Most seconds a connection may stay idle between requests."),
     access_log: bool = typer.Option(False, "--access-log", help="Log every request on stderr."),
 ) -> None:
     """Serve a JSON API (solve, score, look up, roll) and the browser game at / until Ctrl-C or SIGTERM."""
+    create_app, protocol = _web_stack()
     files = files or [None]
     limits = Limits(body_bytes=max_body_bytes, cells=max_cells, batch=max_batch, words=max_words)
+    timeouts = Timeouts(headers=finite_option("--timeout-headers", timeout_headers, 0, MOST_SECONDS),
+                        body=finite_option("--timeout-body", timeout_body, 0, MOST_SECONDS),
+                        keep_alive=finite_option("--timeout-keep-alive", timeout_keep_alive, 0, MOST_SECONDS))
     served = open_served(files, fmt, jobs_option(jobs),
                          announce=lambda message: print(f"{PROG}: {message}", file=sys.stderr), dice_files=dice or [])
     try:
-        from .server.app import create_app
-
         app = create_app(served, limits, tuple(allow_origin or ()))
         sock = _listen(host, port)
         host, port = sock.getsockname()[:2]
         where = f"[{host}]" if ":" in host else host
         print(f"{PROG}: serving {', '.join(served)} at http://{where}:{port}/ (the game; the API under /api, "
               f"its schema at /openapi.json); Ctrl-C stops", file=sys.stderr, flush=True)
-        _run(app, sock, access_log)
+        _run(app, sock, protocol, timeouts, access_log)
     finally:
         close_served(served)
+
+
+def _web_stack():
+    """`create_app` and the connections' protocol class, which import the web framework and uvicorn: without
+    the `serve` extra, one line saying what to install (before the lexicons are opened and warmed), not a
+    traceback."""
+    try:
+        from .server.app import create_app
+        from .server.protocol import GuardedProtocol
+    except ModuleNotFoundError as err:
+        package = (err.name or "").partition(".")[0]
+        if package == __package__:
+            raise  # a module of this program's own: a bug, not a missing extra
+        raise DawgError(f"serve needs the `serve` extra, which is not installed here (no module named "
+                        f"{package!r}): {INSTALL_SERVE}") from None
+    return create_app, GuardedProtocol
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -80,17 +112,29 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _run(app, sock: socket.socket, access_log: bool) -> None:
+def _run(app, sock: socket.socket, protocol, timeouts: Timeouts, access_log: bool) -> None:
     """Run uvicorn until Ctrl-C or SIGTERM, then return: either is a server's normal end (status 0).
     uvicorn catches both, shuts down gracefully and then raises the signal again; the handlers set
-    here make that second delivery a no-op instead of a KeyboardInterrupt or a kill."""
+    here make that second delivery a no-op instead of a KeyboardInterrupt or a kill. `protocol` makes
+    the connections (server/protocol.py: uvicorn's h11 protocol with `timeouts` on receiving requests).
+    No lifespan: the app has no start-up or shutdown of its own, and a second Ctrl-C would cancel the
+    lifespan's task, which Starlette logs with a traceback. A server started with SIGINT ignored
+    (`nohup`, `&` in a script) keeps ignoring it, as such programs must: only SIGTERM stops it."""
     import uvicorn
 
-    config = uvicorn.Config(app, access_log=access_log, log_level="info" if access_log else "warning",
-                            timeout_graceful_shutdown=5)
+    interrupt_ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame) -> None:
+            if not (sig == signal.SIGINT and interrupt_ignored):
+                super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(app, http=functools.partial(protocol, timeouts=timeouts), access_log=access_log,
+                            log_level="info" if access_log else "warning", timeout_keep_alive=timeouts.keep_alive,
+                            timeout_graceful_shutdown=timeouts.shutdown, lifespan="off")
     previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        Server(config).run(sockets=[sock])
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

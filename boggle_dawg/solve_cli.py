@@ -20,10 +20,12 @@ from .batch import score_stream
 from .cli_common import (
     DEVICE_HELP,
     HELP_OPTIONS,
+    RULES_HELP,
     UsageError,
     cli_lexicon,
     device_option,
     jobs_option,
+    rules_option,
     run_cli,
 )
 from .one_board import solve_board
@@ -68,6 +70,7 @@ def solve(
     skip_foreign: bool = typer.Option(False, "--skip-foreign",
                                       help="Treat letters outside the lexicon's charset as blank cells "
                                            "instead of an error."),
+    rules: str | None = typer.Option(None, "--rules", "-r", metavar="NAME|FILE", help=RULES_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or summary on stderr."),
 ) -> None:
     """Score one board, or a batch of boards."""
@@ -79,13 +82,14 @@ def solve(
         if len(args) > 1:
             raise UsageError("give either BOARD or --boards, not both")
         lex = cli_lexicon(Path(args[0]) if args else None, fmt)
-        score_stream(lex, boards, shape, jobs, as_json, numbered, strict, skip_foreign, quiet, backend)
+        score_stream(lex, boards, shape, jobs, as_json, numbered, strict, skip_foreign, quiet, backend,
+                     rules_option(rules, lex.rules))
         return
     if not args:
         raise UsageError("give a BOARD (or --boards PATH); see --help")
     if len(args) > 2:
         raise UsageError(f"too many arguments: {' '.join(args[2:])}")
-    solve_board(args, shape, fmt, words, paths, as_json, skip_foreign, backend)
+    solve_board(args, shape, fmt, words, paths, as_json, skip_foreign, backend, rules)
 
 
 GROUP_OPTIONS = {"--help", "-h", "--version", "--install-completion", "--show-completion"}

@@ -14,8 +14,10 @@ from ..solver import __version__
 from ..solver.charset import Charset
 from ..solver.errors import DawgError
 from ..solver.formats.common import MANIFEST_FILE, MANIFEST_VERSION
-from ..solver.language import ENGLISH
+from ..solver.language import ENGLISH, Language
+from ..solver.lexicon import open_all
 from ..solver.manifest import manifest_fields
+from ..solver.rules import DEFAULT_RULES, Rules, load_rules
 from .format_writer import BuildWords
 from .wordlist import MIN_LENGTH, ListOptions, load_word_list, source_name
 from .write import check_output_dir, write_files
@@ -44,32 +46,36 @@ def default_out_dir(source: Path, charset: Charset, options: ListOptions = ListO
 
 def build_lexicon(source: Path, charset: Charset, out_dir: Path | None = None,
                   max_length: int | None = None, stage: Stage | None = None,
-                  options: ListOptions = ListOptions()) -> BuildResult:
+                  options: ListOptions = ListOptions(), rules: Rules | None = None) -> BuildResult:
     """Compile `source` into every format of the registry in `out_dir`; `stage(name)` wraps each step.
+    The build scores under `rules` unless a caller names others (None: its language's, `Language.rules`).
 
-    An `out_dir` that exists and is not a previous build is refused before any work.
+    An `out_dir` that exists and is not a previous build is refused before any work; a build that
+    the readers would refuse is refused before it replaces the old one.
     """
     stage = stage or _silent
     started = time.perf_counter()
     out_dir = out_dir or default_out_dir(source, charset, options)
     check_output_dir(out_dir, build_file_names())
     try:
-        files, manifest = compile_lexicon(source, charset, max_length, stage, options)
+        files, manifest = compile_lexicon(source, charset, max_length, stage, options, rules)
     except MemoryError:  # a huge list with little sharing: say so in one line, keep the old build
         raise DawgError(f"{source}: not enough memory to build this lexicon") from None
     with stage(f"writing {out_dir}"):
-        write_files(out_dir, files)
+        write_files(out_dir, files, check=check_opens)
     return BuildResult(out_dir=out_dir, manifest=manifest, seconds=time.perf_counter() - started)
 
 
 def compile_lexicon(source: Path, charset: Charset, max_length: int | None = None,
-                    stage: Stage | None = None, options: ListOptions = ListOptions()) -> tuple[dict[str, bytes], dict]:
+                    stage: Stage | None = None, options: ListOptions = ListOptions(),
+                    rules: Rules | None = None) -> tuple[dict[str, bytes], dict]:
     """Every file of a build (name -> bytes, the manifest among them) and the manifest; writes nothing.
-    `charset` holds letters of `options.language` (English unless said)."""
+    `charset` holds letters of `options.language` (English unless said); `rules` as for build_lexicon."""
     stage = stage or _silent
     with stage("reading word list"):
         words = load_word_list(source, charset, max_length, options)
     language = options.language
+    rules = load_rules(language.rules) if rules is None else rules
     manifest = {
         "manifest_version": MANIFEST_VERSION,
         "tool": f"boggle-dawg {__version__}",
@@ -78,7 +84,8 @@ def compile_lexicon(source: Path, charset: Charset, max_length: int | None = Non
         "options": {"charset": charset.letters, "min_length": MIN_LENGTH, "max_length": max_length,
                     **options.manifest_options()},
         "charset": charset.letters,
-        **manifest_fields(charset, None if language == ENGLISH else language.manifest_section()),
+        **manifest_fields(charset, None if language == ENGLISH else language.manifest_section(),
+                          None if rules == load_rules(DEFAULT_RULES) else rules.manifest_section()),
         "words": len(words.words),
         "max_length": max_length or words.max_length,
         "dropped": words.dropped,
@@ -99,6 +106,14 @@ def compile_lexicon(source: Path, charset: Charset, max_length: int | None = Non
 def build_file_names() -> set[str]:
     """Every file a build writes: what the writers write, and the manifest."""
     return {MANIFEST_FILE, *(name for writer in WRITERS.values() for name in writer.file_names)}
+
+
+def check_opens(directory: Path) -> None:
+    """Open a written build as every reader does (its manifest, each format, its language): a value
+    the writer takes and the readers refuse must fail the build, not replace a good one."""
+    manifest, _ = open_all(directory)
+    if manifest.language_section is not None:
+        Language.from_manifest(manifest.language_section, str(directory / MANIFEST_FILE))
 
 
 def _silent(name: str) -> AbstractContextManager:

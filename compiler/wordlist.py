@@ -344,7 +344,9 @@ def _bad_word(word: str, language: Language) -> _BadLine:
     bad = next((ch for ch in word if not ch.isalpha()), None)
     if bad is None:
         letters = set(language.letters)
-        bad = next(ch for ch in word if not letters.issuperset(language.game_form(ch)))
+        bad = next((ch for ch in word if not letters.issuperset(language.game_form(ch))), None)
+        if bad is None:  # each letter folds into the alphabet, the word does not: 'ΑΣ' lower-cases to 'ας'
+            bad = next(ch for ch in language.game_form(word) if ch not in letters)
         return _BadLine("outside_language", f"{_shown(word)}: {bad!r} is not a letter {language.alphabet}")
     if bad in " \t":
         return _BadLine("several_words", f"{_shown(word)}: more than one word on the line")

@@ -2,7 +2,9 @@
 
 A build never writes into the output directory. It writes a complete new
 directory beside it (`.NAME.new-PID-RANDOM`), every file read-only (0o444)
-and flushed to disk, then switches it in with one atomic step: a rename when
+and flushed to disk, has the caller check it (the compiler opens it as the
+readers will: a build no reader opens must not replace one they do), then
+switches it in with one atomic step: a rename when
 there is no output yet, else Linux `renameat2(RENAME_EXCHANGE)`, which swaps
 the two directories; the old tree, now at the temporary name, is deleted. A
 reader sees the whole old build or the whole new one, wherever the build is
@@ -37,7 +39,7 @@ import re
 import secrets
 import shutil
 import stat
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -91,9 +93,10 @@ def _is_leftover(path: Path, build_files: Collection[str]) -> bool:
         return False
 
 
-def write_files(out_dir: Path, files: dict[str, bytes]) -> None:
+def write_files(out_dir: Path, files: dict[str, bytes], check: Callable[[Path], None] | None = None) -> None:
     """Make `out_dir` hold exactly `files` (name -> bytes), switching from any old build atomically;
-    an old build's files are named as these."""
+    an old build's files are named as these. `check(new directory)` runs before the switch; a
+    DawgError it raises keeps the old build and is told as `out_dir`'s."""
     check_output_dir(out_dir, files.keys())
     target = Path(os.path.realpath(out_dir))  # through a symlink: the link stays, its directory is swapped
     parent, name = target.parent, target.name
@@ -107,7 +110,7 @@ def write_files(out_dir: Path, files: dict[str, bytes]) -> None:
         with _locked(parent / f".{name}.lock"):
             check_output_dir(out_dir, files.keys())  # again: another build or a user may have acted while we waited
             _remove_stale(parent, name)
-            _switch_in(parent, target, files)
+            _switch_in(parent, target, files, check, out_dir)
     except OSError as err:
         raise DawgError(f"{err.filename or out_dir}: cannot write ({_reason(err)})") from None
 
@@ -116,11 +119,19 @@ def _reason(err: OSError) -> str:
     return "permission denied" if isinstance(err, PermissionError) else err.strerror or str(err)
 
 
-def _switch_in(parent: Path, target: Path, files: dict[str, bytes]) -> None:
-    """Write `files` to a new directory beside `target`, then make it `target` in one step."""
+def _switch_in(parent: Path, target: Path, files: dict[str, bytes], check: Callable[[Path], None] | None,
+               out_dir: Path) -> None:
+    """Write `files` to a new directory beside `target`, check it, then make it `target` in one step."""
     staging = parent / f".{target.name}.new-{os.getpid()}-{secrets.token_hex(4)}"
     try:
         _write_tree(staging, files)
+        if check:
+            try:
+                check(staging)
+            except DawgError as err:  # the temporary is deleted below: name its files, not it
+                problem = str(err).replace(f"{staging}{os.sep}", "").replace(str(staging), "the new build")
+                raise DawgError(f"{out_dir}: the new build does not open, so it is not switched in ({problem})") \
+                    from None
         if not target.exists():
             os.rename(staging, target)
         elif not _exchange(staging, target):  # on success, staging holds the old build

@@ -29,21 +29,8 @@ from .kernels import NO_LETTER
 MAX_SIDE = 8
 MAX_NEIGHBOURS = 8  # cells a cell touches at most
 BLANK = "."
-CARD = (0, 0, 0, 1, 1, 2, 3, 5)  # points by length in letters; 8 or more letters score 11
-LONG_WORD_POINTS = 11
 _SEPARATORS = re.compile(r"[\s/,]+")
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
-
-
-def points(length: int) -> int:
-    """Points for a word of `length` letters ("qu" counts two)."""
-    return CARD[length] if length < len(CARD) else LONG_WORD_POINTS
-
-
-def card_table(cells: int, cell_letters: int = 2) -> np.ndarray:
-    """Points for every length a path over `cells` cells can spell (`cell_letters` letters per
-    cell at most: `Charset.cell_letters`)."""
-    return np.array([points(n) for n in range(cell_letters * cells + 1)], np.int64)
 
 
 @dataclass(frozen=True)

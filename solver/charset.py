@@ -37,6 +37,7 @@ ALPHABET = string.ascii_lowercase
 JPA14 = "acdegilmnoprst"
 RANKING = "esiarntolcdpmguhbyfvkwzxjq"
 MAX_LETTERS = 62  # letter codes 0..61: below NO_LETTER and inside a 62-bit letter mask (kernels.MAX_CODES)
+MAX_FACE_LETTERS = 8  # a die face fits a few letters; a tile's drop reason must fit the manifest's 40 characters
 ENGLISH_TILES: tuple[tuple[str, str], ...] = (("q", "qu"),)  # the Qu die
 
 assert sorted(RANKING) == list(ALPHABET)
@@ -73,13 +74,38 @@ def letter_problem(letter: str) -> str | None:
     return None
 
 
+def tiles_problem(tiles: tuple[tuple[str, str], ...]) -> str | None:
+    """Why `tiles` ((letter, face) pairs) cannot be a charset's, or None. So that every word folds
+    one way and unfolds to itself, a face holds no tile's letter but its own, first, and no two
+    faces overlap (['a', 'ab'] with ['b', 'ba'] would read "aba" as 'a' + 'a' and as 'a' + 'b')."""
+    for i, (symbol, face) in enumerate(tiles):
+        shown = f"[{symbol!r}, {face!r}]"
+        if not 2 <= len(face) <= MAX_FACE_LETTERS or any(letter_problem(ch) for ch in face):
+            return f"{shown}: a face is 2 to {MAX_FACE_LETTERS} lower-case letters"
+        if any(symbol == other for other, _ in tiles[:i]):
+            return f"{symbol!r} is the letter of two tiles"
+        if any(face == other for _, other in tiles[:i]):
+            return f"{face!r} is the face of two tiles"
+    for symbol, face in tiles:
+        holder = next((other for letter, other in tiles if symbol in (other[1:] if letter == symbol else other)), None)
+        if holder is not None:
+            return (f"[{symbol!r}, {face!r}]: the face {holder!r} holds {symbol!r}, a tile's letter, which only "
+                    f"its own face may hold, first")
+    faces = [face for _, face in tiles]
+    for face in faces:
+        for other in faces:
+            if (face != other and face in other) or any(face.endswith(other[:k]) for k in range(1, len(other))):
+                return f"the faces {face!r} and {other!r} overlap, so a word could fold two ways"
+    return None
+
+
 @dataclass(frozen=True)
 class Charset:
     """Letters in code order (index i is the i-th letter) and the tiles among them.
 
     `tiles` are (symbol, face) pairs; a tile whose symbol is not a letter of the charset is
     left out, so Charset("abc") has no Qu. ValueError for letters that are not distinct
-    lower-case NFC letters, more than MAX_LETTERS of them, or a malformed tile."""
+    lower-case NFC letters, more than MAX_LETTERS of them, or tiles `tiles_problem` refuses."""
 
     letters: str
     tiles: tuple[tuple[str, str], ...] = field(default=ENGLISH_TILES)
@@ -93,12 +119,13 @@ class Charset:
             raise ValueError(f"charset letters: {problem}")
         if len(letters) > MAX_LETTERS:
             raise ValueError(f"{len(letters)} letters, more than the {MAX_LETTERS} a lexicon can hold")
+        odd = next((symbol for symbol, _ in self.tiles if len(symbol) != 1), None)
+        if odd is not None:
+            raise ValueError(f"tile letter {odd!r} is not one letter")
         kept = tuple((str(symbol), str(face)) for symbol, face in self.tiles if symbol in letters)
-        for symbol, face in kept:
-            if len(face) < 2 or any(letter_problem(ch) for ch in face):
-                raise ValueError(f"tile {symbol!r}: face {face!r} must be two or more lower-case letters")
-        if len({s for s, _ in kept}) != len(kept) or len({f for _, f in kept}) != len(kept):
-            raise ValueError(f"tiles repeat a symbol or a face: {kept!r}")
+        problem = tiles_problem(kept)
+        if problem:
+            raise ValueError(f"tiles: {problem}")
         object.__setattr__(self, "tiles", kept)
 
     def __len__(self) -> int:
@@ -265,7 +292,7 @@ def parse_charset(spec: str | int, alphabet: str = ALPHABET) -> Charset:
     text = unicodedata.normalize("NFC", str(spec).strip())
     if text.isdigit() or (text[:1] in "+-" and text[1:].isdigit()):
         n = int(text)
-        if set(alphabet) <= set(ALPHABET):
+        if set(alphabet) == set(ALPHABET):  # a few of a-z would take ranked letters they lack
             return ranked(n)
         if n != len(alphabet):
             raise ParameterError("charset", f"a size picks from the English ranking; this alphabet has "

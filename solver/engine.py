@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels
-from .board import Board, Shape, card_table, encode, neighbour_bits, points
+from .board import Board, Shape, encode, neighbour_bits
 from .charset import Charset
 from .errors import ParameterError
+from .rules import Rules
 
 FOUND_PER_CELL = 256  # room for words found per board cell before a rerun with more
 
@@ -51,19 +52,19 @@ def python_inputs(values: tuple) -> tuple:
     return tuple(memoryview(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v for v in values)
 
 
-def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, skip_foreign: bool,
+def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, rules: Rules, skip_foreign: bool,
               want_words: bool, neighbours: list[int] | None = None,
               compiled: bool = False) -> tuple[int, int, list[Found]]:
-    """Points and number of words of one board in plain Python; with want_words also each word
-    found and a path. `neighbours` replaces the board's adjacency (as `neighbour_bits` gives it,
-    root last). `compiled`: run the numba-compiled walk (`jit.compiled_walk`) on numpy arrays
-    instead, where numba is loaded anyway (`inputs` are then the walk's own, `Walk.inputs`)."""
+    """Points and number of words of one board under `rules` in plain Python; with want_words also
+    each word found and a path. `neighbours` replaces the board's adjacency (as `neighbour_bits`
+    gives it, root last). `compiled`: run the numba-compiled walk (`jit.compiled_walk`) on numpy
+    arrays instead, where numba is loaded anyway (`inputs` are then the walk's own, `Walk.inputs`)."""
     codes = encode([board], charset, skip_foreign)[0].tolist()
     cells = board.shape.cells
     bits = neighbours or neighbour_bits(board.shape)
     cell_len, nbr_mask, near = [0] * cells, [0] * (cells + 1), [0] * ((cells + 1) * kernels.NEAR)
-    kernels.prepare_board(codes, charset.code_lengths.tolist(), bits, cell_len, nbr_mask, near)
-    board_args = (codes, cell_len, nbr_mask, near, card_table(cells, charset.cell_letters).tolist())
+    kernels.prepare_board(codes, rules.code_lengths(charset).tolist(), bits, cell_len, nbr_mask, near)
+    board_args = (codes, cell_len, nbr_mask, near, rules.card(cells * charset.cell_letters).tolist())
     run, zeros, stamp_set = walk.board_kernel, (lambda n: [0] * n), bytearray
     if compiled:
         from . import jit
@@ -87,7 +88,7 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, skip_fo
     for row in range(count[0] if want_words else 0):
         cols = found[row * width: (row + 1) * width]
         path = tuple(c for c in cols[2:] if c >= 0)
-        words.append(Found(board.spell(path), points(cols[1]), path))
+        words.append(Found(board.spell(path), rules.word_points(cols[1]), path))
     words.sort(key=lambda f: (-len(f.word), f.word))
     # a word's id is stamped once, however many paths spell it
     return score, int(np.count_nonzero(np.frombuffer(stamps, np.uint8))), words

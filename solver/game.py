@@ -12,11 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
-from .board import Board, neighbours, points
+from .board import Board, neighbours
 from .engine import Found
 from .language import ENGLISH, Language
-
-RULES_MIN_LENGTH = 3  # Boggle's shortest word; the lexicons hold nothing shorter
+from .rules import Rules
 
 
 class Outcome(Enum):
@@ -42,9 +41,13 @@ class Summary:
     """The end of a round: the player's words in the order found, what was missed, the maximum."""
 
     board: Board
-    min_length: int
+    rules: Rules
     found: tuple[tuple[str, int], ...]
     missed: tuple[tuple[str, int], ...]   # best first: most points, then alphabetical
+
+    @property
+    def min_length(self) -> int:
+        return self.rules.min_length
 
     @property
     def score(self) -> int:
@@ -59,7 +62,8 @@ class Summary:
         return len(self.found) + len(self.missed)
 
     def to_json(self) -> dict:
-        return {"board": self.board.notation, "size": str(self.board.shape), "min_length": self.min_length,
+        return {"board": self.board.notation, "size": str(self.board.shape), "rules": self.rules.as_dict(),
+                "min_length": self.rules.min_length,
                 "score": self.score, "words": [{"word": w, "points": p} for w, p in self.found],
                 "maximum": self.maximum, "word_count": self.word_count,
                 "missed": [{"word": w, "points": p} for w, p in self.missed]}
@@ -85,15 +89,23 @@ def traceable(board: Board, word: str) -> bool:
 
 
 class Round:
-    """A board, the computer's answers on it, and the words the player has found so far."""
+    """A board, the computer's answers on it under `rules` (`Lexicon.words` with the same rules),
+    and the words the player has found so far."""
 
-    def __init__(self, board: Board, answers: Iterable[Found], min_length: int = RULES_MIN_LENGTH,
-                 language: Language = ENGLISH) -> None:
+    def __init__(self, board: Board, answers: Iterable[Found], rules: Rules, language: Language = ENGLISH) -> None:
         self.board = board
-        self.min_length = min_length
+        self.rules = rules
         self.language = language  # typed words are folded as the lexicon's list was: "Straße" is strasse
-        self.answers = {f.word: points(len(f.word)) for f in answers if len(f.word) >= min_length}
+        self.answers = {f.word: f.points for f in answers}
         self.found: dict[str, int] = {}
+
+    @property
+    def min_length(self) -> int:
+        return self.rules.min_length
+
+    def _length(self, word: str) -> int:
+        """Letters a typed word counts for under the rules (a tile's letters, or one)."""
+        return self.rules.word_length(self.language.charset(), word)
 
     @property
     def score(self) -> int:
@@ -104,7 +116,7 @@ class Round:
         word = self.language.game_form(text.strip())
         if not word.isalpha():
             return Verdict(word, Outcome.NOT_LETTERS)
-        if len(word) < self.min_length:
+        if not self.rules.counts(self._length(word)):
             return Verdict(word, Outcome.TOO_SHORT)
         if word in self.found:
             return Verdict(word, Outcome.REPEATED)
@@ -118,4 +130,4 @@ class Round:
     def summary(self) -> Summary:
         missed = sorted(((w, p) for w, p in self.answers.items() if w not in self.found),
                         key=lambda item: (-item[1], item[0]))
-        return Summary(self.board, self.min_length, tuple(self.found.items()), tuple(missed))
+        return Summary(self.board, self.rules, tuple(self.found.items()), tuple(missed))

@@ -41,12 +41,13 @@ index is below MAX_CODES, so a set of letters is a non-negative int64.
 
 Shared arguments (all flat, all integers):
   board      cell codes
-  code_len   letters each first-letter code spells (a tile its face's: Qu 2; Charset.code_lengths)
+  code_len   letters each first-letter code counts for (a tile its face's, Qu 2, or one: Rules.code_lengths)
   cell_len   letters on each cell (2 for Qu, Th, ...)          } filled by
   nbr_mask   bit set of the letters around each cell, then all  } prepare_board
   near       neighbours of each cell by letter                 }
   nbr_bits   bit set of the neighbour cells of each cell, then all cells
-  card       points by word length in letters
+  card       points by word length in letters, -1 for a length that is no word under the
+             rules (below their minimum): such a word is neither scored, counted nor listed
   stack      work space of FRAME * cells integers (the ancestors' frames)
   stamps     one stamp per word id; `stamp` is this board's
   found      with capacity > 0, rows of `width` integers (word id, letters,

@@ -11,32 +11,40 @@ A language is a small TOML file (the built-in ones are in solver/languages/;
     folds = [["ä", "ae"], ["ß", "ss"]]  # letters a list may hold, and what they count as
     vowels = "aeiou"                 # the proof's default split puts these in one bucket
     capitalised_nouns = true         # optional: a capital letter does not make a proper noun
+    rules = "big"                    # optional: the rules its builds score under (solver/rules.py)
 
 A word's game form (`game_form`) is its NFC form in lower case, with the folds
 applied, then Unicode case folding for anything left (ſ -> s, ligatures) and
 NFC again; the lexicon's charset then turns each tile face into its letter
 (`Charset.fold`). Letters must be single code points that case folding keeps
 (so 'ß', which folds to "ss", cannot be a letter), fold sources single lower-case
-letters outside the alphabet, and fold results letters of the alphabet.
+letters outside the alphabet, and fold results letters of the alphabet. What a
+file may hold is what a build's manifest may record (solver.manifest checks that
+record with the limits defined here), so every build that reads a file opens.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import tomllib
 import unicodedata
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 
-from .charset import MAX_LETTERS, Charset
-from .errors import DawgError, reading
+from .charset import MAX_LETTERS, Charset, letter_problem, tiles_problem
+from .errors import DawgError
+from .rules import DEFAULT_RULES, builtin_rules_names
+from .schema import shown
+from .toml_file import named_file, read_toml
 
 DEFAULT_LANGUAGE = "en"
 MAX_LANGUAGE_BYTES = 64 << 10  # a language file is a dozen lines
-_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
-_FIELDS = {"name", "title", "letters", "tiles", "folds", "vowels", "capitalised_nouns"}
+NAME_PATTERN = r"[a-z][a-z0-9_-]{0,39}"
+MAX_TITLE = 200  # characters
+MAX_FOLDS = 1000
+MAX_FOLD_LETTERS = 8  # what one letter folds to
+_NAME = re.compile(NAME_PATTERN)
+_FIELDS = {"name", "title", "letters", "tiles", "folds", "vowels", "capitalised_nouns", "rules"}
 
 
 def _directory() -> Path:
@@ -59,6 +67,7 @@ class Language:
     folds: tuple[tuple[str, str], ...]
     vowels: str
     capitalised_nouns: bool = False
+    rules: str = DEFAULT_RULES  # a built-in rule set's name: what its builds score under by default
     source: str = field(default="", compare=False)
 
     @cached_property
@@ -98,35 +107,17 @@ class Language:
 
 def load_language(spec: str | Path) -> Language:
     """A built-in language by name (en, de, ...) or a language file by path."""
-    text = str(spec)
-    if text in builtin_language_names():
-        return _builtin(text)
-    path = Path(text)
-    if not path.exists() and "/" not in text and not text.endswith(".toml"):
-        raise DawgError(f"language {text!r}: neither a language file nor a built-in language "
-                        f"({', '.join(builtin_language_names())})")
-    return _read(path)
+    path = named_file(str(spec), _directory(), "language", "a built-in language")
+    return _builtin(path) if path.parent == _directory() else _read(path)
 
 
 @cache
-def _builtin(name: str) -> Language:
-    return _read(_directory() / f"{name}.toml")
+def _builtin(path: Path) -> Language:
+    return _read(path)
 
 
 def _read(path: Path) -> Language:
-    with reading(path, "language file"), open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
-        os.set_blocking(fh.fileno(), True)  # opening a FIFO must not wait for a writer; reading may
-        data = fh.read(MAX_LANGUAGE_BYTES + 1)
-    if len(data) > MAX_LANGUAGE_BYTES:
-        raise DawgError(f"{path}: larger than {MAX_LANGUAGE_BYTES >> 10} KiB, not a language file")
-    try:
-        table = tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        raise DawgError(f"{path} line {line}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as err:
-        raise DawgError(f"{path}: not a TOML file ({err})") from None
-    return _parse(table, str(path))
+    return _parse(read_toml(path, "language file", MAX_LANGUAGE_BYTES), str(path))
 
 
 def _parse(table: dict, where: str) -> Language:
@@ -137,41 +128,55 @@ def _parse(table: dict, where: str) -> Language:
     unknown = sorted(set(table) - _FIELDS)
     if unknown:
         raise bad(unknown[0], f"unknown (the fields are {', '.join(sorted(_FIELDS))})")
-    for name in ("name", "title", "letters", "vowels"):
+    for name in ("name", "title", "letters", "tiles", "folds", "vowels"):
         if name not in table:
-            raise bad(name, "missing")
+            raise bad(name, "missing" + (f" (write {name} = [] for none)" if name in ("tiles", "folds") else ""))
+    for name in ("name", "title", "letters", "vowels"):
         if not isinstance(table[name], str):
-            raise bad(name, f"expected a string, got {table[name]!r}")
+            raise bad(name, f"expected a string, got {shown(table[name])}")
     name, title = table["name"], table["title"]
     if not _NAME.fullmatch(name):
-        raise bad("name", f"{name!r} is not a short name (a-z first, then a-z, 0-9, '-', '_'; 40 at most)")
-    if not title.strip() or not title.isprintable():
-        raise bad("title", f"{title!r} is not a one-line title")
+        raise bad("name", f"{shown(name)} is not a short name (a-z first, then a-z, 0-9, '-', '_'; 40 at most)")
+    if not title.strip() or not title.isprintable() or len(title) > MAX_TITLE:
+        raise bad("title", f"{shown(title)} is not a one-line title of {MAX_TITLE} characters at most")
     letters = _letters(table["letters"], bad)
-    tiles = tuple(_pairs(table.get("tiles", {}), "tiles", bad))
+    tiles = tuple(_pairs(table["tiles"], "tiles", bad))
     for symbol, face in tiles:
-        if symbol not in letters:
+        if len(symbol) != 1 or symbol not in letters:
             raise bad("tiles", f"[{symbol!r}, {face!r}]: {symbol!r} is not one of the letters")
-        if len(face) < 2 or any(ch not in letters for ch in face):
-            raise bad("tiles", f"[{symbol!r}, {face!r}]: a face is two or more of the letters")
-    folds = tuple(_pairs(table.get("folds", {}), "folds", bad))
+        outside = next((ch for ch in face if ch not in letters), None)
+        if outside is not None:
+            raise bad("tiles", f"[{symbol!r}, {face!r}]: {outside!r} in the face is not one of the letters")
+    problem = tiles_problem(tiles)
+    if problem:
+        raise bad("tiles", problem)
+    folds = tuple(_pairs(table["folds"], "folds", bad))
+    if len(folds) > MAX_FOLDS:
+        raise bad("folds", f"{len(folds)} pairs, more than the {MAX_FOLDS} a build records")
     for source, target in folds:
-        shown = f"[{source!r}, {target!r}]"
+        pair = f"[{source!r}, {target!r}]"
         if len(source) != 1 or not source.isalpha() or source != source.lower():
-            raise bad("folds", f"{shown}: what is folded is one lower-case letter")
+            raise bad("folds", f"{pair}: what is folded is one lower-case letter")
         if source in letters:
-            raise bad("folds", f"{shown}: {source!r} is a letter of the alphabet, it cannot fold")
+            raise bad("folds", f"{pair}: {source!r} is a letter of the alphabet, it cannot fold")
         outside = next((ch for ch in target if ch not in letters), None)
-        if outside is not None or not target:
-            raise bad("folds", f"{shown}: folds to {outside!r}, which is not one of the letters")
+        if outside is not None:
+            raise bad("folds", f"{pair}: folds to {outside!r}, which is not one of the letters")
+        if not target:
+            raise bad("folds", f"{pair}: folds to nothing")
+        if len(target) > MAX_FOLD_LETTERS:
+            raise bad("folds", f"{pair}: a letter folds to {MAX_FOLD_LETTERS} letters at most")
     vowels = table["vowels"]
     outside = next((ch for ch in vowels if ch not in letters), None)
     if not vowels or outside is not None or len(set(vowels)) != len(vowels):
-        raise bad("vowels", f"{vowels!r}: distinct letters of the alphabet, at least one")
+        raise bad("vowels", f"{shown(vowels)}: distinct letters of the alphabet, at least one")
     capitalised = table.get("capitalised_nouns", False)
     if not isinstance(capitalised, bool):
-        raise bad("capitalised_nouns", f"expected true or false, got {capitalised!r}")
-    return Language(name, title, letters, tiles, folds, vowels, capitalised, where)
+        raise bad("capitalised_nouns", f"expected true or false, got {shown(capitalised)}")
+    rules = table.get("rules", DEFAULT_RULES)
+    if rules not in builtin_rules_names():
+        raise bad("rules", f"{shown(rules)} is not a built-in rule set ({', '.join(builtin_rules_names())})")
+    return Language(name, title, letters, tiles, folds, vowels, capitalised, rules, where)
 
 
 def _letters(text: str, bad) -> str:
@@ -180,7 +185,7 @@ def _letters(text: str, bad) -> str:
     if len(text) > MAX_LETTERS:
         raise bad("letters", f"{len(text)} letters, more than the {MAX_LETTERS} a lexicon can hold")
     for ch in text:
-        if not ch.isalpha() or ch.casefold() != ch or unicodedata.normalize("NFC", ch) != ch:
+        if letter_problem(ch) or ch.casefold() != ch:
             raise bad("letters", f"{ch!r} (U+{ord(ch):04X}) is not a lower-case letter that case folding "
                                  f"keeps (write it in NFC; 'ß' folds to 'ss')")
     repeated = next((ch for ch in text if text.count(ch) > 1), None)
@@ -192,10 +197,10 @@ def _letters(text: str, bad) -> str:
 def _pairs(value, name: str, bad):
     """The (from, to) pairs of a list such as [["q", "qu"]], each string in NFC."""
     if not isinstance(value, list):
-        raise bad(name, f"expected a list of pairs such as [[\"q\", \"qu\"]], got {value!r}")
+        raise bad(name, f"expected a list of pairs such as [[\"q\", \"qu\"]], got {shown(value)}")
     for pair in value:
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, str) for s in pair)):
-            raise bad(name, f"{pair!r} is not a pair of strings such as [\"q\", \"qu\"]")
+            raise bad(name, f"{shown(pair)} is not a pair of strings such as [\"q\", \"qu\"]")
         yield unicodedata.normalize("NFC", pair[0]), unicodedata.normalize("NFC", pair[1])
 
 

@@ -72,6 +72,7 @@ def _load(snap: Snapshot, fmt: str, names: list[str], manifest: Manifest | None)
         raise DawgError(f"{lex.path}: charset or word count differs from {manifest.path}")
     if manifest:
         lex.language_section = manifest.language_section
+        lex.rules_section = manifest.rules_section
     if lex.walk.id_count > MAX_WORD_IDS:
         raise DawgError(f"{lex.path}: {lex.walk.id_count} word numbers, more than the {MAX_WORD_IDS} the "
                         f"solver can stamp (4 bytes each per scoring thread)")

@@ -19,22 +19,27 @@ from pathlib import Path
 import msgpack
 import numpy as np
 
-from .charset import MAX_LETTERS, Charset
+from .charset import MAX_FACE_LETTERS, MAX_LETTERS, Charset, letter_problem
 from .errors import DawgError
 from .formats import FORMATS, ManifestEntry
 from .formats.common import HEADER, MANIFEST_VERSION, MAX_INDEX
+from .language import MAX_FOLD_LETTERS, MAX_FOLDS, MAX_TITLE, NAME_PATTERN
+from .rules import MANIFEST_SCHEMA
 from .schema import BadField, fields, integer, list_of, optional, pair, sha256, shown, text
 
 MAX_LENGTH = int(np.iinfo(HEADER["max_length"]).max)  # 255: the headers store word lengths in one byte
+MAX_REASON = 40  # characters of a drop reason: a tile's ("q_without_u") fits with a face of MAX_FACE_LETTERS
 
 
 def counts(value, name):
-    """A map of reason -> count, as `dropped` is."""
+    """A map of reason -> count, as `dropped` is. A tile's reason is named after its letters, which
+    are lower case, or have no case (Hebrew's 'ש_without_ת')."""
     if not isinstance(value, dict):
         raise BadField(name, "a map", value)
     for key in value:
-        if not isinstance(key, str) or not 0 < len(key) <= 40 or not all(ch == "_" or ch.islower() for ch in key):
-            raise BadField(name, "reasons named in lower-case letters and '_'", key)
+        if not isinstance(key, str) or not 0 < len(key) <= MAX_REASON or any(
+                ch != "_" and letter_problem(ch) for ch in key):
+            raise BadField(name, f"reasons named in lower-case letters and '_', {MAX_REASON} at most", key)
     return {key: integer()(v, f"{name}.{key}") for key, v in value.items()}
 
 
@@ -48,11 +53,12 @@ def charset_letters(value, name):
 
 
 def tile(value, name):
-    """A [symbol, face] pair: one letter and the two or more letters it stands for."""
+    """A [symbol, face] pair: one letter and the 2 to MAX_FACE_LETTERS letters it stands for."""
     if (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)
-            and len(value[0]) == 1 and len(value[1]) >= 2):
+            and len(value[0]) == 1 and 2 <= len(value[1]) <= MAX_FACE_LETTERS):
         return value
-    raise BadField(name, "a [symbol, face] pair of a letter and the letters it stands for", value)
+    raise BadField(name, f"a [symbol, face] pair of a letter and the 2 to {MAX_FACE_LETTERS} letters it stands for",
+                   value)
 
 
 def flag(value, name):
@@ -63,15 +69,19 @@ def flag(value, name):
 
 # Written only where a build needs them, so that an English build keeps its bytes: `tiles` where
 # they differ from what the letters imply (the Qu die exactly when 'q' is a letter), `language`
-# (solver.language's `Language.manifest_section`) for a language other than English.
+# (solver.language's `Language.manifest_section`, within that module's limits) for a language
+# other than English, `rules` (solver.rules' `Rules.manifest_section`) for rules other than the
+# standard ones.
 OPTIONAL_FIELDS = dict(
+    rules=MANIFEST_SCHEMA,
     tiles=list_of(tile, most=MAX_LETTERS),
-    language=fields(name=text(r"[a-z][a-z0-9_-]{0,39}", "a language's short name"),
-                    title=text(r"[^\x00-\x1f\x7f]{1,200}", "a one-line title"),
+    language=fields(name=text(NAME_PATTERN, "a language's short name"),
+                    title=text(rf"[^\x00-\x1f\x7f]{{1,{MAX_TITLE}}}", "a one-line title"),
                     letters=charset_letters, tiles=list_of(tile, most=MAX_LETTERS),
-                    folds=list_of(pair(text(r"[^\x00-\x1f\x7f]{1,8}", "a letter"),
-                                       text(r"[^\x00-\x1f\x7f]{1,8}", "letters"), "a [letter, letters] pair"),
-                                  most=1000),
+                    folds=list_of(pair(text(r"[^\x00-\x1f\x7f]", "a letter"),
+                                       text(rf"[^\x00-\x1f\x7f]{{1,{MAX_FOLD_LETTERS}}}", "letters"),
+                                       "a [letter, letters] pair"),
+                                  most=MAX_FOLDS),
                     vowels=charset_letters, capitalised_nouns=flag),
 )
 # How the list was read, in `options`, where not the default (compiler.wordlist.ListOptions).
@@ -99,10 +109,11 @@ def manifest_charset(data: dict) -> Charset:
     return Charset(letters, tuple(map(tuple, data["tiles"]))) if "tiles" in data else Charset(letters)
 
 
-def manifest_fields(charset: Charset, language: dict | None) -> dict:
-    """The optional fields a build of `charset` for `language` (None: English) writes (OPTIONAL_FIELDS)."""
+def manifest_fields(charset: Charset, language: dict | None, rules: dict | None = None) -> dict:
+    """The optional fields a build of `charset` for `language` (None: English) scoring under `rules`
+    (None: the standard ones) writes (OPTIONAL_FIELDS)."""
     extra = {} if charset.tiles == Charset(charset.letters).tiles else {"tiles": [list(t) for t in charset.tiles]}
-    return {**extra, **({"language": language} if language else {})}
+    return {**extra, **({"language": language} if language else {}), **({"rules": rules} if rules else {})}
 
 
 @dataclass(frozen=True)
@@ -120,6 +131,11 @@ class Manifest:
     def language_section(self) -> dict | None:
         """The language the build was made for (`Language.manifest_section`); None for English."""
         return self.data.get("language")
+
+    @property
+    def rules_section(self) -> dict | None:
+        """The rules the build scores under (`Rules.manifest_section`); None for the standard ones."""
+        return self.data.get("rules")
 
     def entry(self, fmt: str) -> ManifestEntry:
         """What the manifest records for the loader of one format."""

@@ -28,7 +28,7 @@ def main() -> None:
     if job.get("touched") is not None:
         cuda.TOUCHED_PER_THREAD = job["touched"]
     lex = open_lexicon(job["lexicon"], "trie")
-    with cuda.CudaScorer(lex) as scorer:
+    with cuda.CudaScorer(lex, 0, lex.rules) as scorer:
         scores = [run(scorer, case) for case in job["cases"]]
     json.dump({"device": scorer.device, "scores": scores}, sys.stdout)
 

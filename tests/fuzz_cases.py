@@ -18,7 +18,9 @@ always makes the same bytes, so any failure replays from it. Kinds:
 and, apart from the lexicon kinds, checkpoint cases (`mangle_checkpoint`): a real run's
 checkpoint with one record's field given a value of the wrong type, removed or added, nested
 deep, its task id or board text changed (checksums recomputed), or the file truncated, a byte
-changed, the header edited.
+changed, the header edited; and language cases (`language_case`): a language file of letters
+from cased and caseless scripts with tiles, folds and vowels, one edit of LANGUAGE_EDITS, and a
+small word list for it, to build with `dawgc build --language`.
 
 Repaired cases keep the manifest (sizes and SHA-256 rewritten) and the header
 CRC-32 right, so that the structural checks are what rejects them; a quarter
@@ -667,3 +669,276 @@ def mangle_checkpoint(data: bytes, seed: int) -> tuple[bytes, str]:
         return b"".join(lines), f"line {at + 1} nested {depth} deep"
     lines[at] = record_line(task, record)
     return b"".join(lines), what
+
+
+# --- language files ------------------------------------------------------------------------------
+# A language case is a language file (docs/languages.md) and a small word list made for it,
+# built with `dawgc build --language`: mostly sound files of letters from many scripts, cased and
+# caseless, with one kind of edit that a user might make (LANGUAGE_EDITS), so that both what must be
+# refused and what must build are reached.
+
+LANGUAGE_EDITS = ("none", "letters", "tiles", "folds", "fields", "toml", "options")
+SCRIPTS = {
+    "latin": "abcdefghijklmnopqrstuvwxyz",
+    "latin+": "àáâäåæçèéêëìíîïñòóôöøùúûüýÿąćęłńśźżőűšžčřďťňěůğşıþðœ",
+    "greek": "αβγδεζηθικλμνξοπρστυφχψωάέήίόύώ",
+    "cyrillic": "абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґў",
+    "armenian": "աբգդեզէըթժիլխծկհձղճմյնշոչպջռսվտրցւփքօֆ",
+    "georgian": "აბგდევზთიკლმნოპჟრსტუფქღყშჩცძწჭხჯჰ",
+    "hebrew": "אבגדהוזחטיכלמנסעפצקרשת",
+    "arabic": "ابتثجحخدذرزسشصضطظعغفقكلمنهوي",
+    "devanagari": "अआइईउऊएऐओऔकखगघङचछजझञटठडढणतथदधनपफबभमयरलवशषसह",
+    "thai": "กขคงจฉชซญดตถทนบปผพฟมยรลวสหอฮ",
+    "hiragana": "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをん",
+    "hangul": "가나다라마바사아자차카타파하",
+    "deseret": "𐐨𐐩𐐪𐐫𐐬𐐭𐐮𐐯𐐰𐐱𐐲𐐳",
+    "adlam": "𞤢𞤣𞤤𞤥𞤦𞤧𞤨𞤩𞤪𞤫",
+}
+CASELESS = ("hebrew", "arabic", "devanagari", "thai", "hiragana", "hangul")
+# Code points a language file should refuse as letters, or that test the rules' edges.
+ODD_LETTERS = ["ß", "ſ", "ǅ", "ǆ", "İ", "ı", "ς", "ŉ", "ﬀ", "ΐ", "A", "Z", "Ä", "Σ", "Ꭰ", "Ꭱ", "ꭰ", "1", "٣", "_",
+               "-", "'", " ", "\t", "e\u0301", "\u0301", "\u200b", "😀", "\x00", "\x7f", '"', "\\", "ǰ", "ẞ",
+               "\u212a", "\u2126", "ª", "ʰ", "\u0345", "𐐀", "Ⴀ", "ⴀ", "Ა", "\ufb01", "\u00b5"]
+BAD_TOML_VALUES = ["5", "true", "1.5", "{a = 1}", "[1, 2]", '[["a"]]', '[["a", 1]]', '"x"', "[]", '[[], []]',
+                   '[["a", "b", "c"]]', "{}", "[[[[[[\"a\", \"b\"]]]]]]", "1979-05-27"]
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string holding `text` exactly (control characters escaped)."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def toml_pairs(pairs) -> str:
+    return "[" + ", ".join(f"[{toml_string(a)}, {toml_string(b)}]" for a, b in pairs) + "]"
+
+
+@dataclass
+class LanguageCase:
+    """A language file, a word list and the `dawgc build` options to build them with."""
+
+    language: bytes
+    words: bytes
+    options: list[str]
+    edit: str
+    what: str
+
+
+def _sound_language(rng: random.Random) -> dict:
+    """A language most likely valid: letters of one to three scripts, tiles, folds, vowels."""
+    scripts = rng.sample(sorted(SCRIPTS), rng.choice([1, 1, 1, 2, 3]))
+    pool = "".join(dict.fromkeys("".join(SCRIPTS[s] for s in scripts)))
+    letters = "".join(rng.sample(pool, min(len(pool), rng.choice([1, 2, 3, 5, 8, 12, 20, 26, 40, 62]))))
+    symbols = rng.sample(letters, min(len(letters) - 1, rng.choice([0, 0, 0, 1, 1, 2, 3])))
+    plain = [ch for ch in letters if ch not in symbols]
+    tiles = []
+    for symbol in symbols:
+        rest = "".join(rng.choices(plain, k=rng.choice([1, 1, 2, 3])))
+        tiles.append((symbol, symbol + rest if rng.random() < 0.8 else rng.choice(plain) + rest))
+    outside = sorted(set("".join(SCRIPTS.values()) + "ßäöüçñøåæ") - set(letters))
+    folds = [(source, "".join(rng.choices(letters, k=rng.choice([1, 1, 2, 3]))))
+             for source in rng.sample(outside, rng.choice([0, 0, 1, 2, 4]))]
+    vowels = "".join(rng.sample(letters, rng.randint(1, min(5, len(letters)))))
+    title = rng.choice(["X", "Test language", " ".join(scripts), "Ελληνικά", "עברית", "日本語"])
+    return {"name": f"x{rng.randrange(1000)}", "title": title, "letters": letters, "tiles": tiles, "folds": folds,
+            "vowels": vowels, "capitalised_nouns": rng.random() < 0.2, "scripts": scripts}
+
+
+def _word_list(rng: random.Random, lang: dict) -> list[str]:
+    """Words a list of the language might hold: its letters, tile faces, fold sources, capitals; a few
+    lines of other things."""
+    letters = lang.get("letters")
+    letters = letters if isinstance(letters, str) and letters else "abc"
+    tiles, folds = (value if isinstance(value, list) else [] for value in (lang.get("tiles"), lang.get("folds")))
+    pieces = list(letters) + [face for _, face in tiles] * 3 + [source for source, _ in folds]
+    junk = rng.random() < 0.25  # a list with a few lines that are not words of the language
+    words = []
+    for _ in range(rng.choice([0, 1, 3, 10, 30, 60])):
+        word = "".join(rng.choices(pieces, k=rng.choice([1, 2, 3, 3, 4, 5, 7, 10])))
+        roll = rng.random()
+        if roll < 0.1:
+            word = word.upper()
+        elif roll < 0.2:
+            word = word[:1].upper() + word[1:]
+        elif junk and roll < 0.25:
+            word = word + rng.choice(["'s", "-x", "1", " two", "\u00e9", "ß", "\t"])
+        elif junk and roll < 0.27:
+            word = word * rng.choice([30, 90])
+        words.append(word)
+    return words
+
+
+def _edit_language(rng: random.Random, lang: dict, edit: str) -> str:
+    """Change `lang` (the fields of a file) as `edit` says; what was done."""
+    letters = lang["letters"]
+    if edit == "letters":
+        odd = rng.choice(ODD_LETTERS)
+        choice = rng.choice(["odd", "odd", "repeat", "many", "empty", "caseless-only", "cherokee"])
+        if choice == "odd":
+            at = rng.randrange(len(letters) + 1)
+            lang["letters"] = letters[:at] + odd + letters[at:]
+            return f"letters gain {odd!r}"
+        if choice == "repeat":
+            lang["letters"] = letters + rng.choice(letters)
+            return "a letter repeated"
+        if choice == "many":
+            pool = "".join(dict.fromkeys("".join(SCRIPTS.values())))
+            lang["letters"] = "".join(rng.sample(pool, rng.choice([62, 63, 80])))
+            lang["vowels"] = lang["letters"][0]
+            lang["tiles"], lang["folds"] = [], []
+            return f"{len(lang['letters'])} letters"
+        if choice == "empty":
+            lang["letters"] = ""
+            return "no letters"
+        if choice == "cherokee":
+            lang["letters"] = rng.choice(["ᎠᎡᎢ", "ꭰꭱꭲ", "ᎠᎡᎢꭰ"])
+            lang["vowels"], lang["tiles"], lang["folds"] = lang["letters"][0], [], []
+            return "Cherokee letters"
+        lang["letters"] = "".join(rng.sample(SCRIPTS[rng.choice(CASELESS)], rng.randint(1, 14)))
+        lang["vowels"], lang["tiles"], lang["folds"] = lang["letters"][0], [], []
+        return "caseless letters"
+    if edit == "tiles":
+        pool = letters + "".join(ODD_LETTERS[:12])
+        tiles = list(lang["tiles"])
+        choice = rng.choice(["random", "random", "repeat-letter", "repeat-face", "long-face", "long-symbol",
+                             "every-letter", "overlap", "short-face"])
+        if choice.startswith("repeat") and not tiles:
+            choice = "random"
+        if choice == "random":
+            for _ in range(rng.randint(1, 4)):
+                tiles.append((rng.choice(pool), "".join(rng.choices(pool, k=rng.randint(1, 5)))))
+        elif choice == "repeat-letter":
+            tiles.append((tiles[0][0], tiles[0][1] + rng.choice(letters)))
+        elif choice == "repeat-face":
+            tiles.append((rng.choice(letters), tiles[0][1]))
+        elif choice == "long-face":
+            symbol = rng.choice(letters)
+            tiles = [(symbol, symbol + "".join(rng.choices(letters, k=rng.choice([7, 8, 30, 31, 40]))))]
+        elif choice == "long-symbol":  # two letters, as in "aqu": a substring of the letters
+            tiles.append(((letters * 2)[:2], (letters * 2)[:2]))
+        elif choice == "every-letter":
+            tiles = [(ch, ch + rng.choice(letters)) for ch in letters]
+        elif choice == "overlap":
+            a, b = (letters * 2)[:2]
+            tiles = [(a, a + b), (b, b + a)] if rng.random() < 0.5 else [(a, "".join(rng.choices(letters, k=2))),
+                                                                          (b, "".join(rng.choices(letters, k=2)))]
+        else:
+            tiles.append((rng.choice(letters), rng.choice(["", rng.choice(letters)])))
+        lang["tiles"] = tiles
+        return f"tiles {choice}: {tiles[:3]!r}"[:80]
+    if edit == "folds":
+        folds = list(lang["folds"])
+        choice = rng.choice(["random", "many", "long", "in-alphabet", "capital", "two-letter", "empty-target"])
+        outside = [ch for ch in ODD_LETTERS if ch not in letters] or ["ä"]
+        if choice == "random":
+            pool = letters + "".join(outside)
+            folds += [(rng.choice(pool), "".join(rng.choices(pool, k=rng.randint(1, 4)))) for _ in range(3)]
+        elif choice == "many":
+            folds = [(rng.choice(outside), rng.choice(letters)) for _ in range(rng.choice([999, 1000, 1001, 1500]))]
+        elif choice == "long":
+            folds.append((rng.choice(outside), "".join(rng.choices(letters, k=rng.choice([8, 9, 20])))))
+        elif choice == "in-alphabet":
+            folds.append((rng.choice(letters), rng.choice(letters)))
+        elif choice == "capital":
+            folds.append((rng.choice("ÄÖÜΣ"), rng.choice(letters)))
+        elif choice == "two-letter":
+            folds.append(("ae", rng.choice(letters)))
+        else:
+            folds.append((rng.choice(outside), ""))
+        lang["folds"] = folds
+        return f"folds {choice} ({len(folds)} pairs)"
+    if edit == "fields":
+        name = rng.choice(["name", "title", "letters", "tiles", "folds", "vowels", "capitalised_nouns", "colour"])
+        choice = rng.choice(["missing", "type", "type", "value"])
+        if choice == "missing" and name != "colour":
+            lang.pop(name)
+            return f"{name} missing"
+        if choice == "value" or name == "colour":
+            value = {"name": rng.choice(["", "X", "1x", "x" * 41, "x" * 40, "x y", "ñ"]),
+                     "title": rng.choice(["", " ", "a\nb", "T" * 200, "T" * 201, "é" * 250, "\u200b", "\x7f"]),
+                     "letters": rng.choice(["ab", "abc" * 30]), "tiles": [], "folds": [],
+                     "vowels": rng.choice(["", "z", letters + letters[:1], "\u0301"]),
+                     "capitalised_nouns": rng.choice([True, False]), "colour": "blue"}[name]
+            lang[name] = value
+            return f"{name} = {value!r}"[:80]
+        lang[name] = ("raw", rng.choice(BAD_TOML_VALUES))
+        return f"{name} = {lang[name][1]}"
+    return ""
+
+
+def _language_toml(lang: dict) -> str:
+    lines = []
+    for key in ("name", "title", "letters", "tiles", "folds", "vowels", "capitalised_nouns", "colour"):
+        if key not in lang:
+            continue
+        value = lang[key]
+        if isinstance(value, tuple) and value and value[0] == "raw":
+            text = value[1]
+        elif key in ("tiles", "folds"):
+            text = toml_pairs(value)
+        elif isinstance(value, bool):
+            text = "true" if value else "false"
+        else:
+            text = toml_string(value)
+        lines.append(f"{key} = {text}")
+    return "\n".join(lines) + "\n"
+
+
+def language_case(seed: int) -> LanguageCase:
+    """Case `seed`: a language file with one edit of LANGUAGE_EDITS (seed picks which), a word list for
+    it, and the build's options."""
+    rng = random.Random(f"language/{seed}")
+    edit = LANGUAGE_EDITS[seed % len(LANGUAGE_EDITS)]
+    lang = _sound_language(rng)
+    what = _edit_language(rng, lang, edit)
+    words = _word_list(rng, lang)
+    scripts = "+".join(lang.pop("scripts"))
+    data = _language_toml(lang).encode("utf-8")
+    options = []
+    if edit == "toml":
+        choice = rng.choice(["truncate", "byte", "not-utf8", "nested", "huge", "bom", "duplicate"])
+        if choice == "truncate":
+            data = data[:rng.randrange(len(data))]
+        elif choice == "byte":
+            at = rng.randrange(len(data))
+            data = data[:at] + bytes([rng.choice(b'"[]=\\\n\x00#,')]) + data[at + 1:]
+        elif choice == "not-utf8":
+            data = data + b"# \xff\xfe\n"
+        elif choice == "nested":
+            depth = rng.choice([10, 200, 900, 5000, 100_000])
+            data = data + b"x = " + b"[" * depth + b"]" * depth + b"\n"
+        elif choice == "huge":
+            data = data + b"# " + b"x" * (64 << 10) + b"\n"
+        elif choice == "bom":
+            data = b"\xef\xbb\xbf" + data
+        else:
+            data = data + data.splitlines(keepends=True)[0]
+        what = f"toml {choice}"
+    elif edit == "options":
+        letters = lang["letters"]
+        for _ in range(rng.randint(1, 3)):
+            option = rng.choice(["lenient", "tanglet", "charset", "charset", "max-length", "charset-bad"])
+            if option == "lenient":
+                options.append("--lenient")
+            elif option == "tanglet":
+                options += ["--input-format", "tanglet"]
+            elif option == "charset":
+                chosen = "".join(rng.sample(letters, rng.randint(1, len(letters))))
+                options += ["--charset", chosen.upper() if rng.random() < 0.3 else chosen]
+            elif option == "max-length":
+                options += ["--max-length", str(rng.choice([2, 3, 4, 6, 255, 256]))]
+            else:
+                options += ["--charset", rng.choice(["0", "27", "5", "?", "", letters + letters[:1]])]
+        what = "options " + " ".join(options)
+    elif edit == "none" and rng.random() < 0.3:
+        options.append("--lenient")
+        what = "lenient"
+    text = "\n".join(words) + ("\n" if words else "")
+    return LanguageCase(data, text.encode("utf-8"), options, edit, f"{scripts}: {what}"[:100])

@@ -7,6 +7,7 @@ CI (CI=true), where its absence fails them.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,13 @@ def run_cli(*args: str, stdin: str | None = None, env: dict | None = None, timeo
     """Run `python -m <module> args` as a user would; returns the CompletedProcess."""
     return subprocess.run([sys.executable, "-m", *args], input=stdin, capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, **(env or {})}, cwd=REPO)
+
+
+def sigint_default() -> None:
+    """`preexec_fn` for a child that a test interrupts (SIGINT, Ctrl-C typed): a suite started in
+    the background (`pytest &` in a script) has SIGINT ignored, which its children would inherit
+    and, as programs started so must, keep, never seeing the interrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def assert_clean_error(proc, *fragments: str) -> None:

@@ -276,7 +276,7 @@ def test_a_proof_of_any_alphabet_finds_what_scoring_every_board_finds(alphabet):
     the boards that scoring every board finds at or above its 40th best score, at the brute-force scores."""
     _, letters, tiles, _, out, _, reference = alphabet
     lex = open_lexicon(out)
-    assert tables_of(lex).wide == (len(letters) > NARROW_LETTERS)
+    assert tables_of(lex, lex.rules).wide == (len(letters) > NARROW_LETTERS)
     scores = every_2x2_score(lex)
     least = int(np.sort(scores)[-40])
     expected = boards_reaching(lex, scores, least)
@@ -335,7 +335,7 @@ def test_prove_in_russian_from_the_command_line(tmp_path):
     proc = run_cli("boggle_dawg.dawgc_cli", "build", str(source), "--language", "ru", "--lenient", "-o", str(out), "-q")
     assert proc.returncode == 0, proc.stderr
     lex = open_lexicon(out)
-    assert len(lex.charset) == 32 and tables_of(lex).wide
+    assert len(lex.charset) == 32 and tables_of(lex, lex.rules).wide
     scores = every_2x2_score(lex)
     best = int(scores.max())
     proc = run_cli("boggle_dawg.dawg_solve", "prove", str(out), "--size", "2x2", "--min-score", str(best), "--workers",

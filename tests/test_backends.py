@@ -53,13 +53,13 @@ def test_fewer_jobs_after_more_use_only_their_threads(monkeypatch, lexicon):
     codes = encode_texts(texts, lexicon.charset, None, False)[Shape(4, 4)][1]
     entered, gates = _threads_entering_the_kernel(monkeypatch, lexicon)
     gates.append(threading.Barrier(4, timeout=60))
-    with CpuScorer(lexicon, jobs=4) as wide:  # more threads than this machine's cores: no cap here
+    with CpuScorer(lexicon, 4, lexicon.rules) as wide:  # more threads than this machine's cores: no cap here
         wide_scores = wide.score_codes(codes, Shape(4, 4))
     gates.clear()
     assert len(entered) == 4
     for jobs in (2, 1):
         entered.clear()
-        with CpuScorer(lexicon, jobs=jobs) as narrow:
+        with CpuScorer(lexicon, jobs, lexicon.rules) as narrow:
             assert narrow.score_codes(codes, Shape(4, 4)).tolist() == wide_scores.tolist()
         assert 1 <= len(entered) <= jobs
     # one job scores on one thread of its own: the caller waits, so Ctrl-C reaches it mid-board

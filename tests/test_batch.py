@@ -19,7 +19,7 @@ from boggle_dawg.solver.lexicon import open_lexicon
 
 from clitools import build_small_lexicon
 from clitools import random_boards as boards
-from support import REPO, run_cli
+from support import REPO, run_cli, sigint_default
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +88,7 @@ def test_line_numbers_and_json_align_results_with_input_lines(lexicon):
     proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "-q", "--json",
                    stdin="catsteasnotestar\n\nab1d\n")
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert rows[0] == {"line": 1, "board": "catsteasnotestar", "score": expected[0]}
+    assert rows[0] == {"line": 1, "board": "catsteasnotestar", "score": expected[0], "rules": "standard"}
     assert rows[1]["line"] == 3 and rows[1]["board"] == "ab1d" and "'1' is not a cell" in rows[1]["error"]
     assert "score" not in rows[1] and len(rows) == 2 and proc.returncode == 1
 
@@ -140,7 +140,7 @@ def test_ctrl_c_stops_a_batch_inside_a_board_within_a_second(make_lexicon, jobs)
     lexicon = make_lexicon(["a" * n for n in range(3, 101)])
     proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "-q",
                              "--jobs", jobs], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=REPO, text=True)
+                            cwd=REPO, text=True, preexec_fn=sigint_default)
     try:
         proc.stdin.write("aaaa\n")
         proc.stdin.flush()
@@ -161,6 +161,17 @@ def test_ctrl_c_stops_a_batch_inside_a_board_within_a_second(make_lexicon, jobs)
     assert took < 1, f"exited {took:.2f} s after SIGINT"
 
 
+def test_the_ctrl_c_test_passes_in_a_suite_started_in_the_background(tmp_path):
+    """A suite started in the background (`pytest &` in a script) has SIGINT ignored, which the
+    children it starts inherit unless support.sigint_default resets it: the Ctrl-C test above,
+    run so, still passes."""
+    test = "tests/test_batch.py::test_ctrl_c_stops_a_batch_inside_a_board_within_a_second[1]"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={tmp_path}",
+                           test], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert proc.returncode == 0, proc.stdout[-3000:]
+
+
 def test_binary_input_is_an_error_at_once_after_the_boards_before_it(lexicon, tmp_path):
     proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "/dev/zero", timeout=30)
     assert (proc.returncode, proc.stdout) == (1, "")
@@ -171,3 +182,20 @@ def test_binary_input_is_an_error_at_once_after_the_boards_before_it(lexicon, tm
     proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", str(path), "-q")
     assert proc.returncode == 1 and [int(s) for s in proc.stdout.split()] == scores(lexicon, lines)
     assert proc.stderr == f"dawg-solve: error: {path} line 4: binary data (a NUL byte), not boards\n"
+
+
+@pytest.mark.parametrize("rules", ["words", "big"])
+def test_a_batch_scores_under_the_rules_it_is_given(lexicon, rules):
+    """`--rules` in a batch: each score is the one-board score under the same rules (a word count under
+    `words`), and each JSON line names the rules."""
+    texts = ["catsteasnotestar", "starnotesteascat", "restrestrestrest"]
+    proc = run_cli("boggle_dawg.dawg_solve", str(lexicon), "--boards", "-", "-q", "--json", "--rules", rules,
+                   stdin="\n".join(texts) + "\n")
+    assert proc.returncode == 0, proc.stderr
+    lex = open_lexicon(lexicon)
+    expected = [lex.score_and_count(board, rules=rules) for board in texts]
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [row["score"] for row in rows] == [score for score, _ in expected] != scores(lexicon, texts)
+    assert {row["rules"] for row in rows} == {rules}
+    if rules == "words":
+        assert [score for score, count in expected] == [count for _, count in expected]

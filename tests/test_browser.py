@@ -117,6 +117,24 @@ def test_a_round_in_the_browser(browser, server):
     page.close()
 
 
+def test_a_round_under_other_rules_from_the_menu_and_the_link(browser, server):
+    """The rules menu lists the server's rule sets; ?rules=words chooses the word count, and the round's
+    maximum is then the board's number of words."""
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(server + f"/?dice=classic&rules=words&seed={SEED}")
+    page.wait_for_function("document.querySelector('#origin').textContent.includes('seed')")
+    assert page.eval_on_selector_all("#rules option", "options => options.map(o => o.value)") == \
+        ["big", "standard", "words"]
+    assert page.input_value("#rules") == "words"
+    board = page.evaluate("game.board.board")
+    answers = httpx2.post(f"{server}/api/solve", json={"board": board, "rules": "words"}, timeout=10).json()["words"]
+    page.click("#end-round")
+    page.locator("#end").wait_for()
+    assert f"You scored 0 of the board's {len(answers)} points" in page.text_content("#result")
+    page.close()
+
+
 def test_a_russian_round(browser, two_languages):
     server, russian = two_languages
     page = browser.new_page()

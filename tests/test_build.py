@@ -259,3 +259,53 @@ def test_cli_errors_are_one_line(tmp_path, args, fragment):
     proc = run_cli("boggle_dawg.dawgc_cli", *[a.format(**mapping) for a in args])
     assert_clean_error(proc, fragment)
     assert not (readonly / "sub").exists() or not any((readonly / "sub").iterdir())
+
+
+def language_text(letters: str, tiles: str = "[]", folds: str = "[]", title: str = "X") -> str:
+    """A language file as a user writes one (vowels: its first letter)."""
+    return (f'name = "x"\ntitle = "{title}"\nletters = "{letters}"\ntiles = {tiles}\nfolds = {folds}\n'
+            f'vowels = "{letters[0]}"\n')
+
+
+def test_a_tile_of_a_caseless_script_builds_a_lexicon_that_opens(tmp_path):
+    language = tmp_path / "he.toml"
+    language.write_text(language_text("אבגדהוזחטיכלמנסעפצקרשת", '[["ש", "שת"]]'))
+    source = tmp_path / "list.txt"
+    source.write_text("שלומ\nשתלמ\nאבג\n")
+    out = tmp_path / "out"
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", str(source), "--language", str(language), "--out", str(out))
+    assert proc.returncode == 0 and "dropped: 1 ש without ת" in proc.stdout, proc.stderr
+    for command in ("info", "verify"):
+        proc = run_cli("boggle_dawg.dawgc_cli", command, str(out))
+        assert proc.returncode == 0, proc.stderr
+    assert open_lexicon(out).word_list() == ["אבג", "שתלמ"]  # שלומ has a ש outside its tile
+
+
+@pytest.mark.parametrize("language, words, field", [
+    (language_text("ᎠᎡᎢ"), "ᎠᎡᎢ", "field letters"),  # Cherokee capitals: case folding keeps them
+    (language_text("abc", '[["a", "ab"], ["a", "ac"]]'), "abc", "field tiles"),
+    (language_text("abc", '[["a", "ab"], ["b", "ab"]]'), "abc", "field tiles"),
+    (language_text("ab", '[["a", "ab"], ["b", "ba"]]'),  # every letter a tile: once a shape mismatch
+     "aaabb aaabbb aab aabbbbba aba abaaaaaaa abab ababbaaaa ababbaab abb abbabaaa abbabb abbb abbbbb baaab "
+     "baaabbbba baab baababb baabb babaabb bbaaaa bbaabbba bbaba bbabbb bbabbbb bbbab bbbabaa", "field tiles"),
+    ("x = " + "[" * 5000 + "]" * 5000 + "\n", "abc", "not a TOML file"),
+], ids=["cherokee", "repeated-letter", "repeated-face", "every-letter-a-tile", "nested-toml"])
+def test_cli_language_files_that_crashed_the_build_are_one_line(tmp_path, language, words, field):
+    path = tmp_path / "lang.toml"
+    path.write_text(language)
+    source = tmp_path / "list.txt"
+    source.write_text("\n".join(words.split()) + "\n")
+    out = tmp_path / "out"
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", str(source), "--language", str(path), "--out", str(out))
+    assert_clean_error(proc, str(path), field)
+    assert not out.exists()
+
+
+def test_a_charset_size_for_a_language_of_a_few_latin_letters_is_one_line(tmp_path):
+    path = tmp_path / "lang.toml"
+    path.write_text(language_text("xyz"))
+    source = tmp_path / "list.txt"
+    source.write_text("xyz\n")
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", str(source), "--language", str(path), "--charset", "5",
+                   "--out", str(tmp_path / "out"))
+    assert_clean_error(proc, "--charset", "this alphabet has 3 letters")  # once a traceback: no ranked letter of it

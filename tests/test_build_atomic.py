@@ -14,7 +14,9 @@ import threading
 import time
 
 import pytest
+from test_build import language_text
 
+import boggle_dawg.compiler.build
 import boggle_dawg.compiler.write
 from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.solver.charset import parse_charset
@@ -22,9 +24,10 @@ from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats import FORMATS
 from boggle_dawg.solver.formats.base import Snapshot
 from boggle_dawg.solver.formats.common import MANIFEST_FILE
+from boggle_dawg.solver.language import ENGLISH
 from boggle_dawg.solver.lexicon import open_lexicon
 
-from support import REPO
+from support import REPO, assert_clean_error, run_cli
 
 FIRST = ["cat", "cats", "dog", "dogs", "quit", "zebra", "tea", "teas"]
 SECOND = ["ant", "ants", "bee", "bees", "cow", "quest", "net", "nets", "stent"]
@@ -154,6 +157,47 @@ def test_stale_temporaries_are_removed_and_others_kept(tmp_path):
     assert holds(out, FIRST)
 
 
+@pytest.mark.parametrize("sabotage, fragment", [
+    ("tool", "field tool"),  # the manifest's schema refuses it
+    ("language", "field title"),  # the schema takes it, the language's own check does not
+])
+def test_a_build_the_reader_refuses_is_not_switched_in(tmp_path, monkeypatch, sabotage, fragment):
+    source = write_list(tmp_path, "first.txt", FIRST)
+    out = tmp_path / "out"
+    build_lexicon(source, parse_charset("26"), out)
+    before = tree(tmp_path)
+    if sabotage == "tool":
+        monkeypatch.setattr(boggle_dawg.compiler.build, "__version__", "two\nlines")
+    else:
+        section = {**ENGLISH.manifest_section(), "name": "en2", "title": " "}
+        monkeypatch.setattr(boggle_dawg.compiler.build, "manifest_fields", lambda charset, language, rules: {"language": section})
+    with pytest.raises(DawgError) as err:
+        build_lexicon(write_list(tmp_path, "second.txt", SECOND), parse_charset("26"), out)
+    message = str(err.value)
+    assert message.startswith(f"{out}: ") and fragment in message and "\n" not in message
+    assert ".out.new" not in message  # the temporary directory is gone: not named
+    (tmp_path / "second.txt").unlink()
+    assert tree(tmp_path) == before and holds(out, FIRST)
+
+
+@pytest.mark.parametrize("letters, tiles, folds, title, field", [
+    ("aqu", '[["qu", "qu"]]', "[]", "X", "field tiles"),  # a tile of two letters: 'qu' in "aqu"
+    ("ab", '[["a", "a' + "b" * 31 + '"]]', "[]", "X", "field tiles"),  # its drop reason: 41 characters
+    ("ab", "[]", "[]", "X" * 201, "field title"),
+    ("ab", "[]", "[" + ", ".join(['["z", "b"]'] * 1001) + "]", "X", "field folds"),
+], ids=["two-letter-tile", "long-face", "long-title", "1001-folds"])
+def test_a_language_the_reader_would_refuse_keeps_the_old_build(tmp_path, letters, tiles, folds, title, field):
+    out = tmp_path / "out"
+    build_lexicon(write_list(tmp_path, "first.txt", FIRST), parse_charset("26"), out)
+    before = tree(out)
+    language = tmp_path / "lang.toml"
+    language.write_text(language_text(letters, tiles, folds, title))
+    source = write_list(tmp_path, "second.txt", ["aaa", "aaaa"])
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", str(source), "--language", str(language), "--out", str(out))
+    assert_clean_error(proc, str(language), field)
+    assert tree(out) == before and holds(out, FIRST)
+
+
 def tree(root) -> dict:
     """Every path under `root` with its kind and contents, to show that nothing changed."""
     return {str(p.relative_to(root)): "link" if p.is_symlink() else p.read_bytes() if p.is_file() else "dir"
@@ -236,7 +280,8 @@ def test_a_reader_opening_during_a_rebuild_gets_one_whole_build(tmp_path, monkey
     def rebuild_after(self, name, what="lexicon file"):
         data = read(self, name, what)
         if name == swap_after and not rebuilt:
-            rebuilt.append(build_lexicon(second, parse_charset("26"), out))
+            rebuilt.append(second)  # first: the rebuild opens its new files too, through this read
+            build_lexicon(second, parse_charset("26"), out)
         return data
 
     monkeypatch.setattr(Snapshot, "read", rebuild_after)

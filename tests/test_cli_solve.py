@@ -11,7 +11,7 @@ import pytest
 
 from boggle_dawg.solver.lexicon import open_lexicon
 
-from support import REPO, assert_clean_error, run_cli, shared_path
+from support import REPO, assert_clean_error, run_cli, shared_path, sigint_default
 
 CHAMPION = "RSLCSDEIAEGNTRPATESESMIDR"
 
@@ -82,7 +82,7 @@ def test_ctrl_c_in_a_command_is_one_line_and_status_130(built):
     """Ctrl-C while a batch waits for its next board: `error: interrupted` and 130 (typer 0.28
     alone would exit 130 silently)."""
     solver = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", "solve", str(built("twl06", "26")),
-                               "--boards", "-"], cwd=REPO, text=True,
+                               "--boards", "-"], cwd=REPO, text=True, preexec_fn=sigint_default,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         solver.stdin.write(CHAMPION + "\n")

@@ -21,6 +21,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -29,14 +30,14 @@ from boggle_dawg.solver.board import parse_size
 from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.cluster import Checkpoint, Engine, Job, read_checkpoint, run_plan
 from boggle_dawg.solver.cluster.checkpoint import record_line
-from boggle_dawg.solver.cluster.engine import TaskError, run_task
+from boggle_dawg.solver.cluster.engine import TaskError, _sigint_held, run_task
 from boggle_dawg.solver.cluster.search_job import SearchPlan, search_in_process
 from boggle_dawg.solver.cluster.worker import LexiconRef
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.search import Budget
 
-from support import REPO, assert_clean_error, run_cli, word_list_path
+from support import REPO, assert_clean_error, run_cli, sigint_default, word_list_path
 
 TASKS = 12
 ROUNDS = 12
@@ -155,7 +156,8 @@ def test_ctrl_c_on_a_local_cluster_keeps_the_finished_tasks(lexicon_dir, tmp_pat
     args = ["search", str(lexicon_dir), "--size", "4x4", "--rounds", "15", "--seed", "3", "--tasks", "6",
             "--workers", "2", "--checkpoint", str(checkpoint)]
     driver = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", *args], cwd=REPO, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                              preexec_fn=sigint_default)
     try:
         deadline = time.monotonic() + 90
         while not (checkpoint.exists() and len(read_checkpoint(checkpoint).records) >= 1):
@@ -172,6 +174,81 @@ def test_ctrl_c_on_a_local_cluster_keeps_the_finished_tasks(lexicon_dir, tmp_pat
     assert stdout.splitlines()[-1] == "interrupted: a partial result, the best boards found before Ctrl-C"
     done = len(read_checkpoint(checkpoint).records)
     assert 1 <= done < 6 and f"seed 3: {done} of 6 tasks, " in stdout
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.2, 0.5])
+def test_ctrl_c_while_a_local_cluster_starts_stops_the_run(lexicon_dir, delay):
+    """Ctrl-C to the whole group (as a terminal sends it) while the local cluster starts: the workers
+    starting then are immune to it, and the driver acts on it once the cluster exists, status 130."""
+    import psutil
+
+    args = ["search", str(lexicon_dir), "--size", "3x3", "--rounds", str(ROUNDS), "--tasks", str(TASKS),
+            "--workers", "2", "-q"]
+    driver = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", *args], cwd=REPO, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                              preexec_fn=sigint_default)
+    try:
+        deadline = time.monotonic() + 60
+        while not psutil.Process(driver.pid).children():  # the cluster's start-up has begun
+            assert driver.poll() is None and time.monotonic() < deadline, "no local cluster started"
+            time.sleep(0.01)
+        time.sleep(delay)
+        os.killpg(driver.pid, signal.SIGINT)
+        _, stderr = driver.communicate(timeout=60)
+    finally:
+        if driver.poll() is None:
+            os.killpg(driver.pid, signal.SIGKILL)
+    assert driver.returncode == 130, stderr
+    assert stderr.splitlines()[-1:] == ["dawg-solve: error: interrupted"] and "Traceback" not in stderr, stderr
+
+
+def test_ctrl_c_during_a_start_up_is_held_then_raised_unless_ignored():
+    """The local cluster's start-up holds SIGINT back and raises it after; a process started with
+    SIGINT ignored (`nohup`, `cmd &`: deliberately immune to Ctrl-C) keeps ignoring it."""
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        for handler in (signal.default_int_handler, signal.SIG_IGN):
+            signal.signal(signal.SIGINT, handler)
+            held, raised = False, False
+            try:
+                with _sigint_held():
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(0.05)
+                    held = True
+            except KeyboardInterrupt:
+                raised = True
+            assert (held, raised) == (True, handler is signal.default_int_handler)
+            assert signal.getsignal(signal.SIGINT) is handler
+            assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_local_workers_are_immune_to_ctrl_c():
+    """The terminal's Ctrl-C reaches the workers too: they start with SIGINT blocked or ignored, so
+    only the driver acts on it (and shuts them down in order)."""
+    with Engine(workers=2) as engine:
+        immune = engine.client.run(lambda: signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+                                   or signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
+    assert list(immune.values()) == [True, True]
+
+
+def test_a_local_cluster_listens_on_this_machine_only():
+    """The local cluster's scheduler, its dashboard, the nannies and the workers listen on 127.0.0.1,
+    not on every interface: a run opens nothing to the network."""
+    import psutil
+
+    def listening() -> set:
+        here = psutil.Process()
+        return {(process.pid, connection.laddr) for process in [here, *here.children(recursive=True)]
+                for connection in process.net_connections("inet") if connection.status == psutil.CONN_LISTEN}
+
+    before = listening()
+    with Engine(workers=1) as engine:
+        opened = listening() - before
+        dashboard = urlsplit(engine.client.dashboard_link)
+    assert dashboard.hostname == "127.0.0.1" and dashboard.port in {address.port for _, address in opened}
+    assert {address.ip for _, address in opened} == {"127.0.0.1"}, opened
 
 
 def test_ctrl_c_as_a_record_is_made_durable_keeps_it(cluster, lexicon, tmp_path, monkeypatch):

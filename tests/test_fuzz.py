@@ -147,3 +147,12 @@ def test_solver_refuses_a_cyclic_adtdawg_rather_than_running_forever(work, tmp_p
     except subprocess.TimeoutExpired:
         pytest.fail("dawg-solve ran for more than 20 s on a 5x5 board of a 144-byte lexicon")
     assert_clean_error(proc, "case")
+
+
+def test_language_files_build_a_lexicon_that_opens_or_fail_in_one_line():
+    """The language fuzzer's quick share (benchmarks/fuzz_sweep.py --languages runs the long one): 400 language
+    files of many scripts, each with one edit, and word lists for them through `dawgc build --language`: each
+    refused in one line keeping the build before it, or built into a lexicon every reader opens."""
+    run = subprocess.run([sys.executable, "benchmarks/fuzz_sweep.py", "--languages", "400", "--workers", "1",
+                          "--cli-runs", "2", "--no-write"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "402 language cases, 0 failed" in run.stderr, run.stderr[-3000:]

@@ -16,12 +16,14 @@ import time
 
 import pytest
 
-from boggle_dawg.solver.board import neighbours, parse_board, points
+from boggle_dawg.solver.board import neighbours, parse_board
 from boggle_dawg.solver.dice_sets import load_dice, roll
 from boggle_dawg.solver.game import Outcome, Round, traceable
 from boggle_dawg.solver.lexicon import open_lexicon
+from boggle_dawg.solver.rules import load_rules
 
-from support import REPO, assert_clean_error, run_cli
+from bruteforce import word_points
+from support import REPO, assert_clean_error, run_cli, sigint_default
 
 # C  A  T  S
 # O  Qu E  .
@@ -64,9 +66,9 @@ def lexicon(make_lexicon):
     return make_lexicon(WORDS)
 
 
-def new_round(lexicon, min_length=3) -> Round:
+def new_round(lexicon, rules="standard") -> Round:
     board = parse_board(BOARD)
-    return Round(board, open_lexicon(lexicon).words(board), min_length)
+    return Round(board, open_lexicon(lexicon).words(board, rules=rules), load_rules(rules))
 
 
 # --- tracing words on a board --------------------------------------------------------------
@@ -124,7 +126,7 @@ def test_answers_are_traceable_and_score_by_the_card(built):
             assert found, board.notation
             for f in found:
                 assert traceable(board, f.word), (board.notation, f.word)
-                assert f.points == points(len(f.word))
+                assert f.points == word_points(f.word)
 
 
 # --- the round ----------------------------------------------------------------------------
@@ -148,7 +150,7 @@ def test_round_judges_each_kind_of_word(lexicon):
 
 
 def test_min_length_drops_short_words_from_the_maximum(lexicon):
-    game = new_round(lexicon, min_length=4)
+    game = new_round(lexicon, load_rules("standard").with_min_length(4))
     assert game.submit("cat").outcome is Outcome.TOO_SHORT
     assert game.submit("cats").outcome is Outcome.ACCEPTED
     summary = game.summary()
@@ -180,7 +182,9 @@ def test_play_json(lexicon):
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     assert events[0] == {"event": "start", "board": BOARD, "size": "4x4", "dice": None, "seed": None,
-                         "seconds": 180.0, "min_length": 4}
+                         "seconds": 180.0, "min_length": 4,
+                         "rules": {"name": "standard-min4", "min_length": 4, "points": [[3, 1], [5, 2], [6, 3], [7, 5],
+                                                                                       [8, 11]], "tiles_count": "letters"}}
     assert [(e["word"], e["verdict"], e["points"], e["score"]) for e in events[1:4]] == [
         ("cats", "accepted", 1, 1), ("cat", "too_short", 0, 1), ("quiet", "accepted", 2, 3)]
     end = events[4]
@@ -220,7 +224,8 @@ def test_the_clock_runs_while_a_pipe_is_silent(lexicon):
     (["--seconds", "inf"], ["--seconds: must be a number", "got inf"]),
     (["--seconds", "nan"], ["--seconds: must be a number", "got nan"]),
     (["--seconds", "1e308"], ["--seconds: must be a number", "at most 1e+06"]),
-    (["--min-length", "2"], ["--min-length: must be 3 or more"]),
+    (["--min-length", "0"], ["--min-length: must be 1..255, got 0"]),
+    (["--rules", "nosuch"], ["--rules: rules 'nosuch': neither a rules file nor built-in rules"]),
     (["--board", BOARD, "--seed", "3"], ["give either --board or --dice/--seed"]),
     (["--board", "abcde"], ["5 cells is not square"]),
     (["--dice", "nosuch"], ["'nosuch' is neither a dice file nor a built-in set"]),
@@ -247,6 +252,7 @@ def test_play_missing_lexicon(tmp_path):
 def _take_terminal() -> None:
     """In the child: make the pty its controlling terminal, so Ctrl-C and Ctrl-D act as typed."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    sigint_default()
 
 
 class Terminal:
@@ -349,7 +355,7 @@ def test_ending_a_round_early_still_sums_up(lexicon, terminal, stop, ending, sta
 def test_sigint_on_a_piped_round_sums_up_and_exits_130(lexicon):
     proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", "play", str(lexicon), "--board", BOARD,
                              "--json"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=REPO)
+                            text=True, cwd=REPO, preexec_fn=sigint_default)
     try:
         proc.stdin.write("quest\n")
         proc.stdin.flush()

@@ -164,3 +164,15 @@ def test_unknown_fields_are_dropped(build, tmp_path):
     manifest = read_manifest(case / MANIFEST_FILE)
     assert "extra" not in manifest.data
     assert list(manifest.data) == [k for k in build[2] if k != "extra"]
+
+
+@pytest.mark.parametrize("reason, accepted", [("ש_without_ת", True), ("ж_alone", True), ("Q_without_u", False),
+                                              ("q_without_" + "u" * 31, False), ("q-without-u", False)])
+def test_drop_reasons_are_letters_without_capitals(build, tmp_path, reason, accepted):
+    """A tile's reason is named after its letters, which a script without case has in neither case."""
+    case = mangled(build, tmp_path, "dropped", {**build[2]["dropped"], reason: 0})
+    if accepted:
+        assert reason in read_manifest(case / MANIFEST_FILE).data["dropped"]
+        return
+    with pytest.raises(DawgError, match="field dropped: expected reasons named in"):
+        read_manifest(case / MANIFEST_FILE)

@@ -20,12 +20,19 @@ from boggle_dawg.solver.proof import kernels as K
 from boggle_dawg.solver.proof import run as R
 from boggle_dawg.solver.proof import tree as T
 from boggle_dawg.solver.proof import walk as W
+from boggle_dawg.solver.rules import load_rules
 from boggle_dawg.solver.search import canonical_codes
 
-from bruteforce import Reference
+from bruteforce import Card, Reference
 from support import assert_clean_error, run_cli, shared_path
 
 SMALL = "aeqrstu"  # 'q' is the Qu die
+# The built-in rule sets as the brute-force reference writes them.
+CARDS = {"standard": Card(), "big": Card(4, {4: 1, 5: 2, 6: 3, 7: 5, 8: 11}), "words": Card(3, {3: 1})}
+
+
+def _brute(ref: Reference, rules: str, faces: list[str], rows: int, cols: int) -> int:
+    return sum(ref.found_under(CARDS[rules], faces, rows, cols).values())
 
 
 def _random_words(seed: int, letters: str, count: int) -> list[str]:
@@ -144,7 +151,9 @@ def enable2k():
 
 
 @pytest.mark.slow
-def test_bound_holds_on_enable2k_3x3(built, enable2k):
+@pytest.mark.parametrize("rules", CARDS)
+def test_bound_holds_on_enable2k_3x3(built, enable2k, rules):
+    """Under every built-in rule set (the bound of `words` is a word count)."""
     lex = open_lexicon(built("enable2k"))
     ref = Reference.from_file(enable2k)
     plan = make_plan(lex, (3, 3))
@@ -153,9 +162,10 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k):
     letters = lex.charset.letters
     cell_letters = plan.class_buckets(class_id)
     codes = [[letters.index(ch) for ch in b] for b in cell_letters]
-    tokens, pts = class_entries(lex, plan, cell_letters)
+    tokens, pts = class_entries(lex, plan, cell_letters, load_rules(rules))
     rng = random.Random(7)
-    assert ref.score(list(board), 3, 3) == 545
+    best = _brute(ref, rules, list(board), 3, 3)
+    assert best == lex.score(board, rules=rules) and (rules != "standard" or best == 545)
     tree = _tree(tokens, pts, 0)
     # random branches of the forcing tree (forced on the tree, as the prover does), down to single
     # boards; boards sampled in each subclass
@@ -165,21 +175,22 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k):
             bound = tree.bound(root)
             for _ in range(4):
                 b = [letters[forced[c]] if c in forced else rng.choice(cell_letters[c]) for c in range(9)]
-                assert bound >= ref.score(_faces(b), 3, 3), (forced, bound)
+                assert bound >= _brute(ref, rules, _faces(b), 3, 3), (forced, bound)
             if depth == 0:
-                assert bound >= 545
+                assert bound >= best
             letter = rng.choice(codes[cell])
             if depth < 4 and letter != letters.index(board[cell]) and rng.random() < 0.5:
                 letter = letters.index(board[cell])  # often follow the best board's branch
             root = tree.force(root, depth, letter)
             forced[cell] = letter
         full = [letters[forced[c]] for c in range(9)]
-        assert tree.bound(root) >= ref.score(_faces(full), 3, 3)
+        assert tree.bound(root) >= _brute(ref, rules, _faces(full), 3, 3)
         tree.reset(mark)
 
 
 @pytest.mark.slow
-def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k):
+@pytest.mark.parametrize("rules", CARDS)
+def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k, rules):
     """At 4x4 the bound of a subclass with some cells forced to letters and the others left to their
     buckets, forced on the tree as the prover does (solver.proof.tree), equals the bound of its
     rows forced plainly (`_force_rows`, `tree_bound`) and is at least the brute-force score of 200
@@ -195,7 +206,7 @@ def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k):
     for cell in plan.order[:3]:  # the whole class has 36 M rows (proved in pieces): start 3 cells in
         cell_letters[cell] = board[cell]
     codes = [[letters.index(ch) for ch in b] for b in cell_letters]
-    t, p = class_entries(lex, plan, cell_letters)
+    t, p = class_entries(lex, plan, cell_letters, load_rules(rules))
     tree = _tree(t, p, 0)
     root, base, forced, rng = tree.root, 0, {}, random.Random(24)
     for depth, cell in enumerate(plan.order):
@@ -205,14 +216,14 @@ def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k):
             best = 0
             for _ in range(200):
                 b = [letters[forced[c]] if c in forced else rng.choice(cell_letters[c]) for c in range(16)]
-                best = max(best, ref.score(_faces(b), 4, 4))
+                best = max(best, _brute(ref, rules, _faces(b), 4, 4))
             assert bound >= best > 0, (forced, bound, best)
         letter = letters.index(board[cell]) if rng.random() < 0.5 else rng.choice(codes[cell])
         root = tree.force(root, depth, letter)
         t, p, base = _force_rows(t, p, depth, letter, base)
         forced[cell] = letter
     full = [letters[forced[c]] for c in range(16)]
-    assert tree.bound(root) == int(K.tree_bound(t, p, base)) >= ref.score(_faces(full), 4, 4)
+    assert tree.bound(root) == int(K.tree_bound(t, p, base)) >= _brute(ref, rules, _faces(full), 4, 4)
 
 
 @pytest.mark.parametrize("size,spec,seed", [((2, 2), "aeq,rstu", 21), ((2, 3), "ae,qrstu", 22),
@@ -259,10 +270,10 @@ def test_walk_leaves_every_board_reaching_the_target(make_lexicon, size, spec, s
                 assert {tuple(b) for b, s in zip(walked.tolist(), exact) if s >= target} == expected
 
 
-def _enumerate(lex, shape, min_score):
+def _enumerate(lex, shape, min_score, rules=None):
     letters = len(lex.charset)
     codes = np.array(list(itertools.product(range(letters), repeat=shape.cells)), np.int64)
-    scores = lex.score_codes(codes, shape)
+    scores = lex.score_codes(codes, shape, rules=rules)
     keep = scores >= min_score
     canon = canonical_codes(codes[keep], shape)
     found = {"".join(lex.charset.letters[c] for c in row): int(s) for row, s in zip(canon.tolist(), scores[keep])}
@@ -283,6 +294,24 @@ def test_prove_equals_exhaustive_enumeration(make_lexicon, size, spec, seed, ran
     assert result.boards == expected
     assert records[-1][0] == records[-1][1] == result.classes == len(make_plan(lex, shape, spec).canonical_ids())
     assert result.nodes >= result.classes
+
+
+@pytest.mark.parametrize("rules", ["big", "words", "one-letter-tiles"])
+def test_prove_equals_exhaustive_enumeration_under_other_rules(make_lexicon, tmp_path, rules):
+    """Under Big Boggle's minimum, a word count, and a card where Qu counts one letter."""
+    if rules == "one-letter-tiles":
+        rules = tmp_path / "house.toml"
+        rules.write_text('name = "house"\ntitle = "House"\nmin_length = 3\npoints = { 3 = 1, 4 = 2, 6 = 7 }\n'
+                         'tiles_count = "one"\n')
+    words = _random_words(31, SMALL, 250)
+    lex = open_lexicon(make_lexicon(words, SMALL.upper()))
+    shape = Shape(2, 3)
+    everything = _enumerate(lex, shape, 1, load_rules(rules))
+    assert everything != _enumerate(lex, shape, 1)
+    min_score = everything[min(15, len(everything) - 1)][1]
+    result = prove(lex, shape, min_score, seed=3, rules=rules)
+    assert result.boards == [kv for kv in everything if kv[1] >= min_score]
+    assert result.rules == load_rules(rules) and result.to_dict()["rules"]["name"] == load_rules(rules).name
 
 
 def test_class_too_large_is_proved_in_pieces(make_lexicon, monkeypatch):

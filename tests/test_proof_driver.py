@@ -21,7 +21,7 @@ from boggle_dawg.solver.errors import DawgError, ParameterError
 from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.search import canonical_codes, symmetries
 
-from support import assert_clean_error, run_cli
+from support import assert_clean_error, run_cli, sigint_default
 
 SMALL = "aeqrstu"
 SHAPE = Shape(2, 3)
@@ -206,7 +206,7 @@ def test_a_4x4_proof_proves_its_first_class_within_seconds_in_little_memory(make
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", "prove", str(lexicon), "--size", "4x4",
                              "--min-score", "100000", "--workers", "1", "--checkpoint", str(path), "-q"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     driver, peak = psutil.Process(proc.pid), 0
     try:
         while not (path.exists() and path.read_text().count("\n") >= 2):

@@ -27,7 +27,7 @@ from boggle_dawg.solver.search import (
     symmetries,
 )
 
-from support import REPO, assert_clean_error, run_cli
+from support import REPO, assert_clean_error, run_cli, sigint_default
 
 
 def _search(lex, *args, jobs=1, **kwargs):
@@ -247,7 +247,7 @@ def test_cli_seconds_limit_returns_promptly(built):
 def _interrupted(command: str, out: str, *args: str, headline: str) -> tuple[int, str, str]:
     """`dawg-solve COMMAND out ARGS` sent SIGINT a second after its first round is scored."""
     proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", command, out, "--seconds", "60", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, preexec_fn=sigint_default)
     try:
         assert headline in proc.stderr.readline()  # the first round is scored
         time.sleep(1)

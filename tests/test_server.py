@@ -5,16 +5,20 @@ serve` itself starts, answers and stops cleanly on SIGTERM."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gzip
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx2
 import pytest
@@ -23,7 +27,7 @@ from fastapi.testclient import TestClient
 from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.compiler.wordlist import ListOptions
 from boggle_dawg.server.app import create_app
-from boggle_dawg.server.served import Limits, close_served, open_served, warm_board
+from boggle_dawg.server.served import Limits, Timeouts, close_served, open_served, warm_board
 from boggle_dawg.solver.board import Shape, parse_board
 from boggle_dawg.solver.charset import ENGLISH_CHARSET
 from boggle_dawg.solver.dice_sets import builtin_dice_names, load_dice, roll
@@ -31,7 +35,7 @@ from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.language import load_language
 from boggle_dawg.solver.lexicon import open_lexicon
 
-from support import REPO, shared_path
+from support import REPO, shared_path, sigint_default
 
 WORDS = ["tea", "eat", "ate", "tee", "teas", "seat", "east", "eats", "sate", "quest", "quiet", "quite", "suite",
          "tees", "teat", "state", "taste", "tests", "test", "set", "sea"]
@@ -173,6 +177,28 @@ def test_round_judges_words_and_sums_up(client, served):
     longer = client.post("/api/round", json={"board": BOARD, "words": ["test", "quest"], "min_length": 5,
                                             "finished": True}).json()
     assert [v["verdict"] for v in longer["verdicts"]] == ["too_short", "accepted"]
+
+
+@pytest.mark.parametrize("rules", ["big", "words"])
+def test_every_scoring_endpoint_takes_the_rules(client, served, rules):
+    """`rules` on solve, score and round: the same answers as the library under those rules, the rules in
+    every answer, and the rule sets listed for the game's menu."""
+    lex = next(iter(served.values())).lexicon
+    found = {f.word: f.points for f in lex.words(BOARD, rules=rules)}
+    solved = client.post("/api/solve", json={"board": BOARD, "rules": rules}).json()
+    assert {w["word"]: w["points"] for w in solved["words"]} == found and solved["rules"]["name"] == rules
+    assert solved["score"] == sum(found.values()) != lex.score(BOARD)
+    scored = client.post("/api/score", json={"boards": [BOARD, BOARD[::-1]], "rules": rules}).json()
+    assert scored["scores"] == lex.score_many([BOARD, BOARD[::-1]], rules=rules).tolist()
+    assert client.post("/api/score", json={"boards": [BOARD]}).json()["scores"] == [lex.score(BOARD)]  # own rules
+    short = next(f.word for f in lex.words(BOARD) if len(f.word) == 3)
+    judged = client.post("/api/round", json={"board": BOARD, "rules": rules, "words": [short, "quest"],
+                                             "finished": True}).json()
+    assert judged["rules"]["name"] == rules and judged["summary"]["maximum"] == sum(found.values())
+    assert [v["verdict"] for v in judged["verdicts"]] == ["too_short" if rules == "big" else "accepted", "accepted"]
+    listed = client.get("/api/lexicons").json()
+    assert [r["name"] for r in listed["rules"]] == ["big", "standard", "words"]
+    assert {one["rules"] for one in listed["lexicons"]} == {"standard"}
 
 
 def test_game_page_and_assets_are_served(client):
@@ -368,7 +394,9 @@ def test_bad_json_and_wrong_types(client):
     error(client.post("/api/solve", json={"board": "abcd", "skip_foreign": "yes"}), 422, "skip_foreign")
     error(client.post("/api/solve", json={"board": "abcd", "boardd": "x"}), 422, "boardd")
     error(client.post("/api/score", json={"boards": ["abcd", 5]}), 422, "boards.1")
-    error(client.post("/api/round", json={"board": "abcd", "words": [], "min_length": 2}), 422, "min_length")
+    error(client.post("/api/round", json={"board": "abcd", "words": [], "min_length": 0}), 422, "min_length")
+    error(client.post("/api/solve", json={"board": "abcd", "rules": "../../etc/passwd"}), 400, "rules", "not served")
+    error(client.post("/api/score", json={"boards": ["abcd"], "rules": 3}), 422, "rules")
     error(client.get("/api/words", params={"limit": "many"}), 422, "limit")
     error(client.get("/api/roll", params={"seed": -1}), 422, "seed")
     error(client.get("/api/lookup"), 422, "word")
@@ -418,13 +446,102 @@ def test_limits_must_be_positive():
         Limits(cells=0)
 
 
+def test_timeouts_must_be_positive_and_finite():
+    for bad in (0, -1, float("inf"), float("nan")):
+        with pytest.raises(DawgError, match="timeout body"):
+            Timeouts(body=bad)
+
+
+SURROGATES = [r"\ud800", r"\udbff", r"\udc00", r"\udfff"]  # JSON escapes of lone surrogates: valid JSON, no text
+BODIES = {  # every text of every request body: each field is given a lone surrogate in turn
+    "/api/solve": ({"board": BOARD}, ["board", "size", "lexicon"]),
+    "/api/score": ({"boards": [BOARD, DENSE]}, ["boards.1", "size", "lexicon"]),
+    "/api/round": ({"board": BOARD, "words": ["test", "tea"]}, ["board", "size", "lexicon", "words.1"]),
+}
+
+
+def json_with(body: dict, field: str, escape: str) -> bytes:
+    """`body` as JSON text with `field` ('words.1': an item of a list) set to 'te' ESCAPE 'st', the escape as
+    it is written (a lone surrogate cannot be held in a str that json.dumps would write)."""
+    name, _, index = field.partition(".")
+    value = [("te@st" if str(at) == index else item) for at, item in enumerate(body[name])] if index else "te@st"
+    return json.dumps({**body, name: value}).replace("@", escape).encode()
+
+
+@pytest.mark.parametrize("path", BODIES)
+def test_lone_surrogates_are_a_400_naming_the_field(client, path):
+    """A lone surrogate in any text of a body is a 400 naming the field (in a judged word it was a 500: an
+    answer holding it cannot be written in UTF-8); a pair of them is a character like any other."""
+    body, fields = BODIES[path]
+    headers = {"content-type": "application/json"}
+    for field in fields:
+        for escape in SURROGATES:
+            message = error(client.post(path, content=json_with(body, field, escape), headers=headers), 400,
+                            f"{field}: lone surrogate U+{escape[2:].upper()} at character 2")
+            assert "\\" not in message, message
+    error(client.post(path, content=json_with(body, fields[0], r"\udc00\ud800"), headers=headers), 400, "lone")
+    error(client.post(path, content=b'{"te\\ud800st": 1}', headers=headers), 400, "body")  # a field's name
+    paired = client.post(path, content=json_with(body, fields[0], r"\ud83d\ude00"), headers=headers)
+    error(paired, 400, "'\U0001f600'")  # not a letter of the lexicon: refused as any other foreign letter
+
+
+def test_query_texts_cannot_carry_a_surrogate(client):
+    """A query is percent-encoded UTF-8, and a surrogate's bytes (%ED%A0%80) are no UTF-8: Starlette reads
+    them as U+FFFD, an ordinary letter the lexicon lacks."""
+    body = client.get("/api/lookup?word=te%ED%A0%80").json()
+    assert body["words"][0]["word"] == "te\ufffd\ufffd\ufffd" and body["words"][0]["found"] is False
+    assert client.get("/api/words?prefix=%ED%A0%80").json()["words"] == []
+    error(client.get("/api/roll?dice=%ED%A0%80"), 400, "not served here")
+    error(client.get("/api/words?lexicon=%ED%A0%80"), 400, "not served here")
+
+
+def test_every_code_point_through_every_endpoint():
+    """The server fuzzer's quick share (benchmarks/fuzz_sweep.py --server runs the long one): 400 requests that
+    between them carry every code point, lone surrogates included, through every text of every endpoint,
+    each answered under 500 in JSON, with nothing in the server's log but uvicorn's malformed-HTTP warning."""
+    run = subprocess.run([sys.executable, "benchmarks/fuzz_sweep.py", "--server", "400", "--no-write"], cwd=REPO,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "400 server cases, 0 failed" in run.stderr, run.stderr[-3000:]
+
+
+def test_a_request_cut_off_by_shutdown_is_a_json_503(served):
+    """A request whose task the stopping server cancels (its graceful time ran out, or a second Ctrl-C) is
+    answered 503 in JSON and ends quietly, where uvicorn would log a traceback and answer a plain 500."""
+    app = create_app(served)
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/api/solve", "raw_path": b"/api/solve", "root_path": "", "query_string": b"",
+             "headers": [(b"content-type", b"application/json"), (b"content-length", b"100")],
+             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000), "state": {}}
+    sent = []
+
+    async def receive():
+        await asyncio.Event().wait()  # a body that never comes
+
+    async def send(message):
+        sent.append(message)
+
+    async def cut_off() -> bool:
+        task = asyncio.create_task(app(scope, receive, send))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        await task
+        return task.cancelled()
+
+    assert asyncio.run(cut_off()) is False
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 503
+    assert (b"content-type", b"application/json") in sent[0]["headers"]
+    assert "stopping" in json.loads(sent[1]["body"])["error"]
+
+
 # --- the command ------------------------------------------------------------------------------
 
 
-def start_server(*args: str) -> tuple[subprocess.Popen, str]:
-    """`dawg-solve serve ARGS --port 0` in a subprocess, and its base URL once it listens."""
+def start_server(*args: str, interrupt=sigint_default) -> tuple[subprocess.Popen, str]:
+    """`dawg-solve serve ARGS --port 0` in a subprocess (SIGINT at its default unless `interrupt`, a
+    `preexec_fn`, says otherwise: a suite run in the background has it ignored), and its base URL once it listens."""
     proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", "serve", *args, "--port", "0"],
-                            cwd=REPO, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            cwd=REPO, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                            preexec_fn=interrupt)
     lines = []
     for line in proc.stderr:
         lines.append(line)
@@ -433,6 +550,21 @@ def start_server(*args: str) -> tuple[subprocess.Popen, str]:
             return proc, found[1].rstrip("/")
     proc.wait(10)
     raise AssertionError(f"the server did not start: {''.join(lines)}")
+
+
+def test_a_server_started_with_ctrl_c_ignored_keeps_ignoring_it(make_lexicon):
+    """`nohup dawg-solve serve &`: SIGINT ignored at start stays ignored; SIGTERM still stops it."""
+    proc, url = start_server(str(make_lexicon(WORDS)), interrupt=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        proc.send_signal(signal.SIGINT)
+        time.sleep(2)
+        assert proc.poll() is None
+        assert httpx2.post(f"{url}/api/solve", json={"board": BOARD}, timeout=10).status_code == 200
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+    finally:
+        proc.kill()
+        proc.stderr.close()
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
@@ -466,6 +598,186 @@ def test_serve_refuses_bad_start_up_in_one_line(make_lexicon, tmp_path):
                              capture_output=True, text=True, timeout=60)
         assert run.returncode in (1, 2) and fragment in run.stderr and "Traceback" not in run.stderr, run.stderr
         assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+def test_serve_refuses_bad_timeouts_in_one_line():
+    for args, fragment in [(["--timeout-body", "0"], "--timeout-body: must be a number more than 0"),
+                           (["--timeout-headers", "nan"], "--timeout-headers"),
+                           (["--timeout-keep-alive", "1e9"], "at most 3600")]:
+        run = subprocess.run([sys.executable, "-m", "boggle_dawg.dawg_solve", "serve", *args], cwd=REPO,
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 2 and fragment in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+@pytest.mark.parametrize("module", ["fastapi", "uvicorn"])
+def test_serve_without_the_serve_extra_says_what_to_install(tmp_path, module):
+    """Without the `serve` extra the command is one line saying what to install, status 1, and says it
+    before opening (or compiling) any lexicon: here a missing one, which it never gets to."""
+    code = (f"import sys; sys.modules[{module!r}] = None; "  # importing it fails as if it were not installed
+            f"sys.argv = ['dawg-solve', 'serve', {str(tmp_path / 'none')!r}]; "
+            "from boggle_dawg.dawg_solve import main; main()")
+    run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.splitlines() == [f"dawg-solve: error: serve needs the `serve` extra, which is not installed "
+                                       f"here (no module named '{module}'): pip install 'boggle-dawg[serve]'"]
+
+
+def test_dice_that_are_not_regular_files_are_refused_as_such(make_lexicon, tmp_path):
+    build = make_lexicon(WORDS)
+    fifo = tmp_path / "dice"
+    os.mkfifo(fifo)
+    for path in (Path("/dev/zero"), fifo, tmp_path):
+        with pytest.raises(DawgError, match=f"^--dice {re.escape(str(path))}: not a regular file"):
+            open_served([build], None, jobs=1, dice_files=[path])
+
+
+# --- slow and broken clients, and stopping under load, against a real server ------------------------
+
+HEADERS_S, BODY_S, KEEP_ALIVE_S = 1.0, 2.0, 0.5  # the guarded server's timeouts
+SLACK_S = 2.5  # a loaded machine's lateness, on top of a timeout
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory):
+    """A real `dawg-solve serve` with short timeouts: its address (host, port)."""
+    root = tmp_path_factory.mktemp("guarded")
+    (root / "words.txt").write_text("\n".join(WORDS) + "\n")
+    build = build_lexicon(root / "words.txt", ENGLISH_CHARSET, root / "words").out_dir
+    proc, url = start_server(str(build), "--timeout-headers", str(HEADERS_S), "--timeout-body", str(BODY_S),
+                             "--timeout-keep-alive", str(KEEP_ALIVE_S))
+    try:
+        yield urlsplit(url).hostname, urlsplit(url).port
+    finally:
+        proc.terminate()
+        rest = proc.communicate(timeout=30)[1]
+        assert proc.returncode == 0 and "Traceback" not in rest, rest
+
+
+def slow_client(address, first: bytes, dribble: bytes) -> tuple[float, bytes]:
+    """Connect, send `first`, then `dribble` every 0.1 s until the server closes the connection (at most
+    15 s): the seconds that took, and what the server sent."""
+    with socket.create_connection(address, timeout=15) as sock:
+        sock.settimeout(0.1)
+        started, received = time.monotonic(), b""
+        sock.sendall(first)
+        while time.monotonic() - started < 15:
+            try:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+            except TimeoutError:
+                with contextlib.suppress(OSError):
+                    sock.sendall(dribble)
+            except OSError:  # reset
+                break
+        return time.monotonic() - started, received
+
+
+def json_answer(received: bytes) -> tuple[int, dict]:
+    """The status and JSON body of a raw HTTP/1.1 answer."""
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert b"\r\ncontent-type: application/json" in head, head
+    return int(head.split()[1]), json.loads(body)
+
+
+def test_slow_clients_are_dropped(guarded):
+    """A connection that sends nothing, or dribbles its request line, headers or body, is closed once the
+    timeout for what it owes runs out (headers: 408 with a JSON error); one idle after an answer once the
+    keep-alive does. uvicorn alone held all but the last for as long as the client kept dribbling."""
+    request = b"POST /api/solve HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+    cases = {"nothing sent": (b"", b"", HEADERS_S, None),
+             "request line dribbled": (b"PO", b"S", HEADERS_S, 408),
+             "headers dribbled": (request + b"X-Slow: ", b"a", HEADERS_S, 408),
+             "body dribbled": (request + b"Content-Length: 1000\r\n\r\n{", b" ", BODY_S, None),
+             "body dribbled after the answer": (b"GET /api/lexicons HTTP/1.1\r\nHost: test\r\nContent-Length: 1000"
+                                                b"\r\n\r\n", b"x", BODY_S, 200),
+             "idle after an answer": (b"GET /api/lexicons HTTP/1.1\r\nHost: test\r\n\r\n", b"", KEEP_ALIVE_S, 200)}
+    results = {}
+    threads = [threading.Thread(target=lambda name=name, case=case: results.update({name: slow_client(
+        guarded, *case[:2])})) for name, case in cases.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for name, (_, _, timeout, status) in cases.items():
+        seconds, received = results[name]
+        assert timeout * 0.9 <= seconds <= timeout + SLACK_S, (name, seconds)
+        if status is None:
+            assert received == b"", (name, received)
+        else:
+            assert json_answer(received)[0] == status, (name, received)
+    assert "within 1 s" in json_answer(results["headers dribbled"][1])[1]["error"]
+
+
+def test_malformed_http_is_the_apis_json_400(guarded):
+    """What h11 cannot parse (a header without its colon, TLS spoken to plain HTTP, headers still unfinished
+    after 16 KiB) is answered 400 with the API's JSON error, not uvicorn's plain text."""
+    for request in (b"GET /api/lexicons HTTP/1.1\r\nHost test\r\n\r\n", b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\r\n\r\n",
+                    b"GET /api/lexicons HTTP/1.1\r\nHost: test\r\nX-Big: " + b"a" * 20_000):
+        seconds, received = slow_client(guarded, request, b"")
+        status, body = json_answer(received)
+        assert status == 400 and body == {"error": "malformed HTTP request (or its headers over 16 KiB)"}, received
+
+
+def test_sigterm_during_slow_uploads_stops_at_once_and_quietly(make_lexicon):
+    """SIGTERM while clients are still sending bodies: those connections are closed at once (nobody waits
+    for them), the command ends with status 0, no traceback (each was a CancelledError's, after 5 s)."""
+    proc, url = start_server(str(make_lexicon(WORDS)))
+    address = urlsplit(url).hostname, urlsplit(url).port
+    uploads = [socket.create_connection(address, timeout=10) for _ in range(50)]
+    try:
+        for sock in uploads:
+            sock.sendall(b"POST /api/solve HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 100000\r\n\r\n{\"board\": \"")
+        assert httpx2.get(f"{url}/api/lexicons", timeout=10).status_code == 200
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.communicate(timeout=30)[1]
+        assert proc.returncode == 0 and time.monotonic() - started < 3, rest
+        assert "Traceback" not in rest and "Error" not in rest and rest.strip().endswith("stopped"), rest
+        for sock in uploads:
+            with contextlib.suppress(ConnectionResetError):
+                assert sock.recv(100) == b""
+    finally:
+        proc.kill()
+        for sock in uploads:
+            sock.close()
+
+
+def test_a_second_ctrl_c_under_load_is_quiet(make_lexicon):
+    """Ctrl-C twice while clients keep asking: the requests in hand are answered in JSON (200, or 503 for
+    those cut off), none with uvicorn's plain-text 500, and stderr holds no traceback."""
+    proc, url = start_server(str(make_lexicon(WORDS)), "--jobs", "1")
+    boards = [b.notation for b in roll(load_dice("big"), None, 1, 2000)]
+    answers, stop = [], threading.Event()
+
+    def ask() -> None:
+        with httpx2.Client(timeout=10) as client:
+            while not stop.is_set():
+                try:
+                    response = client.post(f"{url}/api/score", json={"boards": boards})
+                except httpx2.HTTPError:
+                    return
+                answers.append((response.status_code, response.headers.get("content-type")))
+
+    askers = [threading.Thread(target=ask) for _ in range(4)]
+    try:
+        for thread in askers:
+            thread.start()
+        time.sleep(1)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        rest = proc.communicate(timeout=30)[1]
+    finally:
+        stop.set()
+        for thread in askers:
+            thread.join()
+        proc.kill()
+    assert proc.returncode == 0 and "Traceback" not in rest and rest.strip().endswith("stopped"), rest
+    assert answers and {content for _, content in answers} == {"application/json"}, answers
+    assert {status for status, _ in answers} <= {200, 503}, answers
 
 
 def test_serve_keeps_the_web_framework_off_other_commands():

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from boggle_dawg.compiler.build import build_lexicon
-from boggle_dawg.solver.board import Shape, parse_board, points
+from boggle_dawg.solver.board import Shape, parse_board
 from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats import FORMATS
 from boggle_dawg.solver.lexicon import open_lexicon
 
-from bruteforce import Reference
+from bruteforce import Card, Reference, word_points
 from support import shared_path, word_list_path
 
 SIZES = [Shape(1, 1), Shape(2, 3), Shape(3, 3), Shape(3, 4), Shape(4, 4), Shape(5, 5), Shape(6, 6),
@@ -135,9 +135,44 @@ def test_words_and_paths_agree_with_brute_force(cases, case, fmt):
         board = parse_board(text)
         for f in found:
             assert board.spell(f.path) == f.word and len(set(f.path)) == len(f.path)
-            assert f.points == points(len(f.word))
+            assert f.points == word_points(f.word)
             for a, b in zip(f.path, f.path[1:]):
                 assert abs(a // shape.cols - b // shape.cols) <= 1 and abs(a % shape.cols - b % shape.cols) <= 1
+
+
+def random_rules(rng: random.Random, tmp_path: Path, number: int) -> tuple[Path, Card]:
+    """A rules file of a random card, minimum and tile count, and the same rules as the reference writes them."""
+    card = {length: rng.randint(0, 20) for length in rng.sample(range(1, 12), rng.randint(1, 5))}
+    min_length = rng.randint(1, 7)
+    one = rng.random() < 0.5
+    path = tmp_path / f"rules{number}.toml"
+    path.write_text(f'name = "random{number}"\ntitle = "Random"\nmin_length = {min_length}\n'
+                    f'points = {{ {", ".join(f"{k} = {v}" for k, v in card.items())} }}\n'
+                    f'tiles_count = "{"one" if one else "letters"}"\n')
+    return path, Card(min_length, card, ("qu",) if one else ())
+
+
+@pytest.mark.parametrize("case", [*(f"small-{i}" for i in range(len(SMALL))),
+                                  pytest.param("twl06-two-letter-faces", marks=pytest.mark.slow)])
+def test_every_format_and_engine_agrees_with_brute_force_under_random_rules(cases, case, tmp_path):
+    """Random cards, minima and tile counts, from rules files: scores (CPython, compiled on 1 and 2
+    threads), words, points and counts as the reference finds them."""
+    case = cases(case)
+    rng = random.Random(f"rules-{case}")
+    lexicons = [open_lexicon(case.directory, fmt) for fmt in FORMATS]
+    sample = list(zip(case.boards, case.texts))[::5]
+    for number in range(6):
+        path, card = random_rules(rng, tmp_path, number)
+        expected = [case.reference.found_under(card, faces, shape.rows, shape.cols) for (faces, shape), _ in sample]
+        scores = [sum(found.values()) for found in expected]
+        texts = [text for _, text in sample]
+        for lex in lexicons:
+            for jobs in (1, 2):
+                assert lex.score_many(texts, jobs=jobs, rules=str(path)).tolist() == scores, (lex.format, card)
+            for text, found, score in list(zip(texts, expected, scores))[::3]:
+                words = lex.words(text, rules=str(path))
+                assert {f.word: f.points for f in words} == found, (lex.format, card, text)
+                assert lex.score_and_count(text, rules=str(path)) == (score, len(found))
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ import gzip
 import hashlib
 import itertools
 import json
+import os
 import random
 import subprocess
 import sys
@@ -133,6 +134,19 @@ def test_greek_and_hebrew_build_and_score_like_brute_force(tmp_path, language, w
     (GREEK + "colour = 'blue'\n", ["field colour: unknown"]),
     (GREEK.replace('name = "el"', 'name = "El Greco"'), ["field name"]),
     ("letters = [\n", ["not a TOML file"]),
+    ("x = " + "[" * 5000 + "]" * 5000 + "\n", ["not a TOML file", "nested too deeply"]),
+    (GREEK.replace('letters = "αβ', 'letters = "ᎠᎡᎢαβ'), ["field letters", "'Ꭰ'"]),  # Cherokee capitals
+    (GREEK.replace("tiles = []", 'tiles = [["ψ", "ψα"], ["ψ", "ψε"]]'), ["field tiles", "'ψ'", "two tiles"]),
+    (GREEK.replace("tiles = []", 'tiles = [["ψ", "ψα"], ["ξ", "ψα"]]'), ["field tiles", "'ψα'", "two tiles"]),
+    (GREEK.replace("tiles = []", 'tiles = [["α", "αβ"], ["β", "βα"]]'), ["field tiles", "['α', 'αβ']", "'βα'"]),
+    (GREEK.replace("tiles = []", 'tiles = [["ψ", "ψ' + "α" * 30 + '"]]'), ["field tiles", "a face is 2 to 8"]),
+    (GREEK.replace("tiles = []", 'tiles = [["αβ", "αβ"]]'), ["field tiles", "'αβ' is not one of the letters"]),
+    (GREEK.replace('title = "Ελληνικά"', f'title = "{"Ε" * 201}"'), ["field title", "200 characters"]),
+    (GREEK.replace('["ς", "σ"]', '["ς", "σσσσσσσσσ"]'), ["field folds", "8 letters at most"]),
+    (GREEK.replace('["ς", "σ"]', ", ".join(['["ς", "σ"]'] * 1001)), ["field folds", "1012 pairs", "1000"]),
+    (GREEK.replace('tiles = []', ''), ["field tiles: missing", "tiles = []"]),
+    (GREEK.split("folds")[0] + 'vowels = "α"\n', ["field folds: missing", "folds = []"]),
+    (GREEK.split("folds")[0] + 'folds = {}\nvowels = "α"\n', ["field folds", "got an empty map"]),
 ])
 def test_malformed_language_files_name_file_and_field(tmp_path, text, fragments):
     path = write(tmp_path, text, "bad.toml")
@@ -142,6 +156,23 @@ def test_malformed_language_files_name_file_and_field(tmp_path, text, fragments)
     assert message.startswith(str(path)) and "\n" not in message
     for fragment in fragments:
         assert fragment in message
+
+
+def test_a_fifo_language_file_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "lang.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(DawgError, match=f"^{fifo}: not a regular file"):
+        load_language(str(fifo))
+
+
+def test_a_word_that_folds_outside_the_alphabet_only_as_a_whole_is_one_line(tmp_path):
+    """'ΑΣΣ' lower-cases to 'ασς' (a final sigma), which no fold of 'σ' covers: 'Σ' alone folds."""
+    lang = language_file(tmp_path, 'name = "x"\ntitle = "X"\nletters = "αβ"\ntiles = []\nfolds = [["σ", "α"]]\n'
+                                   'vowels = "α"\n')
+    source = write(tmp_path, "αβα\nΑΣΣ\n")
+    with pytest.raises(DawgError, match=f"^{source} line 2: 'ΑΣΣ': 'σ' is not a letter of X$"):
+        read(source, lang)
+    assert read(source, lang, lenient=True).dropped["outside_language"] == 1
 
 
 def test_unknown_language_name():
@@ -317,7 +348,7 @@ def test_round_folds_typed_words_as_the_language_does(tmp_path):
     out = build_lexicon(source, lang.charset(), tmp_path / "out", options=ListOptions(lang, "tanglet")).out_dir
     lex = open_lexicon(out)
     board = parse_board("stra/xess/xxxx/xxxx", None, lex.charset)
-    round_ = Round(board, lex.words(board), language=lex.language)
+    round_ = Round(board, lex.words(board), lex.rules, lex.language)
     assert round_.submit("Straße").outcome is Outcome.ACCEPTED
     assert round_.submit("strasse").outcome is Outcome.REPEATED
     assert round_.submit("Haus").outcome is Outcome.NOT_ON_BOARD

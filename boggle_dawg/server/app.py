@@ -5,10 +5,11 @@ OpenAPI schema at /openapi.json from the request and response models below). Eve
 endpoint is a plain function, which FastAPI runs on its thread pool: a slow board never
 stalls the event loop, and the compiled walks release the GIL, so boards are solved in
 parallel. Errors are JSON, `{"error": "..."}`: 400 for bad values (a bad board, an
-unknown lexicon or dice set, a limit passed), 413 for a body over the limit, 422 for a
-request of the wrong shape (a missing field, a wrong type); never a 500 for anything a
-client sends (a bug's 500 is JSON too). No request names a file: lexicons and dice sets
-by their served names.
+unknown lexicon or dice set, a limit passed, a lone surrogate in a text), 413 for a body
+over the limit, 422 for a request of the wrong shape (a missing field, a wrong type), 503
+for a request the server gave up on as it stopped; never a 500 for anything a client sends
+(a bug's 500 is JSON too). No request names a file: lexicons and dice sets by their served
+names.
 
 Every language: a board is read by the lexicon it is scored with (its charset, tiles and
 one-letter folds: Я, Ñ, Ł), dice are rolled with that lexicon's charset, typed words are
@@ -17,6 +18,7 @@ judged through its language's folds, and cells come back as the language writes 
 
 from __future__ import annotations
 
+import asyncio
 from itertools import islice
 from pathlib import Path
 from typing import Annotated
@@ -25,7 +27,8 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
 from ..solver import __version__
@@ -33,7 +36,8 @@ from ..solver.board import Board, blank_foreign, parse_size
 from ..solver.board import BoardError as BatchBoardError
 from ..solver.dice_sets import DiceSet, random_seed, roll
 from ..solver.errors import DawgError
-from ..solver.game import RULES_MIN_LENGTH, Round
+from ..solver.game import Round
+from ..solver.rules import Rules, builtin_rules_names, load_rules
 from .served import Limits, Served
 
 STATIC = Path(__file__).with_name("static")
@@ -42,6 +46,12 @@ SHOWN = 40  # characters of a client's value repeated in an error
 
 def shown(text: str) -> str:
     return repr(text if len(text) <= SHOWN else text[:SHOWN - 3] + "...")
+
+
+def place(part: str | int) -> str:
+    """A step of an error's location: a field's name or an item's index as it is; a key of the client's own (an
+    unknown field: any text, newlines and all) shown as its other values are."""
+    return str(part) if isinstance(part, int) or (part.isidentifier() and len(part) <= SHOWN) else shown(part)
 
 
 class BodyTooLarge(HTTPException):
@@ -78,6 +88,32 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
+class AnswerWhenStopped:
+    """ASGI middleware: a request the server gives up on as it stops (its task cancelled: the graceful
+    shutdown's time ran out, or a second Ctrl-C came) is answered 503 with the JSON error, unless its answer
+    has begun, and ends there. Let through, the cancellation would be logged with its traceback and
+    answered by uvicorn with a plain-text 500."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = False
+
+        async def sending(message) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except asyncio.CancelledError:  # the request's own task, which ends here either way
+            if not started:
+                await error_response(503, "the server is stopping; ask again once it is back")(scope, receive, send)
+
+
 def answer(model: BaseModel) -> Response:
     """A model as JSON, serialised once by pydantic: a model returned as it is would be checked again."""
     return Response(model.model_dump_json(), media_type="application/json")
@@ -96,28 +132,50 @@ class Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
-LexiconName = Annotated[str | None, Field(description="A served lexicon's name (GET /api/lexicons); "
-                                                      "default: the first served.")]
-SizeText = Annotated[str | None, Field(description="Board size RxC, where the notation does not give it "
-                                                   "(rows split by '/', or a square).")]
-BoardText = Annotated[str, Field(description="Board notation, read with the lexicon's letters (any alphabet): "
+LONE_SURROGATE = "lone_surrogate"  # the validation error of a text that is not Unicode
+NOT_UNICODE = {LONE_SURROGATE, "string_unicode"}  # and pydantic's, of a field's name that is not: 400s, as bad JSON
+
+
+def unicode_text(text: str) -> str:
+    """A JSON string may hold a lone surrogate ("\\ud800"), which is no character: refused here, naming its
+    field, as no answer holding it could be written in UTF-8 (nor judged, nor looked up)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError as err:
+        raise PydanticCustomError(LONE_SURROGATE, "lone surrogate U+{code} at character {at}: not Unicode text",
+                                  {"code": f"{ord(text[err.start]):04X}", "at": err.start}) from None
+    return text
+
+
+Text = Annotated[str, AfterValidator(unicode_text)]  # every text of a request body (a query's cannot hold one)
+LexiconName = Annotated[Text | None, Field(description="A served lexicon's name (GET /api/lexicons); "
+                                                       "default: the first served.")]
+SizeText = Annotated[Text | None, Field(description="Board size RxC, where the notation does not give it "
+                                                    "(rows split by '/', or a square).")]
+BoardText = Annotated[Text, Field(description="Board notation, read with the lexicon's letters (any alphabet): "
                                              "cells row by row, a tile's letter its die ('q' Qu in English), "
                                              "'(th)' a two-letter face, '.' a blank; rows may be split by '/'.",
                                  examples=["qaiu/test/abcd/efgh"])]
+
+
+RulesName = Annotated[Text | None, Field(description="The rules of play: a served rule set's name (GET /api/lexicons: "
+                                                    "standard, big, words); default: the lexicon's.")]
 
 
 class SolveRequest(Strict):
     board: BoardText
     size: SizeText = None
     lexicon: LexiconName = None
+    rules: RulesName = None
     skip_foreign: bool = Field(False, description="Score letters outside the lexicon's charset as blanks "
                                                   "instead of refusing the board.")
 
 
 class ScoreRequest(Strict):
-    boards: list[str] = Field(description="Boards in notation; sizes may be mixed.")
+    boards: list[Text] = Field(description="Boards in notation; sizes may be mixed.")
     size: SizeText = None
     lexicon: LexiconName = None
+    rules: RulesName = None
     skip_foreign: bool = False
 
 
@@ -125,9 +183,20 @@ class RoundRequest(Strict):
     board: BoardText
     size: SizeText = None
     lexicon: LexiconName = None
-    words: list[str] = Field(description="The player's words so far, in the order typed.")
-    min_length: int = Field(RULES_MIN_LENGTH, ge=RULES_MIN_LENGTH, le=128, description="Shortest word that counts.")
+    rules: RulesName = None
+    words: list[Text] = Field(description="The player's words so far, in the order typed.")
+    min_length: int | None = Field(None, ge=1, le=128, description="Shortest word that counts, the rules' card "
+                                                                   "unchanged [default: the rules' own].")
     finished: bool = Field(False, description="The round is over: also sum it up (missed words, maximum, paths).")
+
+
+class RulesOut(BaseModel):
+    name: str
+    title: str = Field(description="As a person reads it: Boggle, Big Boggle, Word count.")
+    min_length: int = Field(description="The shortest word that counts.")
+    points: list[list[int]] = Field(description="[length, points] where the points change; longer words score as the "
+                                                "last length at or below theirs.")
+    tiles_count: str = Field(description="letters: a tile such as Qu counts its letters; one: one letter.")
 
 
 class BoardOut(BaseModel):
@@ -147,6 +216,7 @@ class WordOut(BaseModel):
 
 class SolveOut(BaseModel):
     lexicon: str
+    rules: RulesOut
     board: BoardOut
     score: int
     word_count: int
@@ -155,6 +225,7 @@ class SolveOut(BaseModel):
 
 class ScoreOut(BaseModel):
     lexicon: str
+    rules: RulesOut
     scores: list[int] = Field(description="One score per board, in order.")
 
 
@@ -202,6 +273,7 @@ class SummaryOut(BaseModel):
 
 class RoundOut(BaseModel):
     lexicon: str
+    rules: RulesOut
     board: BoardOut
     min_length: int
     score: int
@@ -229,6 +301,7 @@ class LexiconOut(BaseModel):
     words: int
     max_length: int
     min_length: int | None = Field(description="Shortest word its build kept (None without a manifest).")
+    rules: str = Field(description="The rule set it scores under unless a request names another.")
     language: LanguageOut
     dice: list[DiceOut] = Field(description="The served dice sets whose every face is in its charset.")
     default_dice: str | None = Field(description="The set a roll without `dice` uses (None: no set fits).")
@@ -238,6 +311,7 @@ class LexiconsOut(BaseModel):
     version: str
     default: str
     lexicons: list[LexiconOut]
+    rules: list[RulesOut] = Field(description="The rule sets a request may name.")
     limits: dict[str, int]
 
 
@@ -246,6 +320,10 @@ class ErrorOut(BaseModel):
 
 
 # --- the application ------------------------------------------------------------------------
+
+
+def rules_json(rules: Rules) -> RulesOut:
+    return RulesOut(title=rules.title, **rules.as_dict())
 
 
 def board_json(board: Board) -> BoardOut:
@@ -271,6 +349,13 @@ def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origi
             raise DawgError(f"lexicon {shown(name)}: not served here (served: {', '.join(served)})")
         return served[name]
 
+    def rules_of(name: str | None, one: Served) -> Rules:
+        if name is None:
+            return one.lexicon.rules
+        if name not in builtin_rules_names():
+            raise DawgError(f"rules {shown(name)}: not served here (served: {', '.join(builtin_rules_names())})")
+        return load_rules(name)
+
     def board_of(text: str, size: str | None, one: Served) -> Board:
         board = one.lexicon.board(text, parse_size(size) if size else None)
         if board.shape.cells > limits.cells:
@@ -286,17 +371,20 @@ def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origi
               summary="The served lexicons, each with its language and the dice sets that fit it, and the limits")
     def lexicons() -> Response:
         return answer(LexiconsOut(version=__version__, default=default, lexicons=[s.describe() for s in served.values()],
+                                  rules=[rules_json(load_rules(name)) for name in builtin_rules_names()],
                                   limits=vars(limits)))
 
     @api.post("/solve", response_model=SolveOut,
               summary="One board: its score and every word with a path")
     def solve(request: SolveRequest) -> Response:
         one = lexicon_of(request.lexicon)
+        rules = rules_of(request.rules, one)
         board = board_of(request.board, request.size, one)
-        found = one.words(board, skip_foreign=request.skip_foreign)
+        found = one.words(board, skip_foreign=request.skip_foreign, rules=rules)
         if request.skip_foreign:
             board = blank_foreign(board, one.lexicon.charset)
-        return answer(SolveOut(lexicon=one.name, board=board_json(board), score=sum(f.points for f in found),
+        return answer(SolveOut(lexicon=one.name, rules=rules_json(rules), board=board_json(board),
+                               score=sum(f.points for f in found),
                                word_count=len(found),
                                words=[WordOut(word=f.word, points=f.points, path=list(f.path)) for f in found]))
 
@@ -304,6 +392,7 @@ def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origi
               summary="A batch of boards scored by the compiled kernels")
     def score(request: ScoreRequest) -> Response:
         one = lexicon_of(request.lexicon)
+        rules = rules_of(request.rules, one)
         at_most("boards", len(request.boards), limits.batch)
         shape = parse_size(request.size) if request.size else None
         for index, text in enumerate(request.boards):
@@ -314,10 +403,10 @@ def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origi
                     raise DawgError(f"boards[{index}]: {err}") from None
         try:
             scores = one.lexicon.score_many(request.boards, skip_foreign=request.skip_foreign, shape=shape,
-                                            scorer=one.scorer)
+                                            scorer=one.scorer_for(rules))
         except BatchBoardError as err:
             raise DawgError(f"boards[{err.index}]: {err}") from None
-        return answer(ScoreOut(lexicon=one.name, scores=scores.tolist()))
+        return answer(ScoreOut(lexicon=one.name, rules=rules_json(rules), scores=scores.tolist()))
 
     @api.get("/lookup", response_model=LookupsOut,
               summary="Whether words are in a lexicon, and their prefixes that are words")
@@ -393,8 +482,10 @@ def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origi
         one = lexicon_of(request.lexicon)
         board = board_of(request.board, request.size, one)
         at_most("words", len(request.words), limits.batch)
-        answers = one.words(board)
-        game = Round(board, answers, request.min_length, one.lexicon.language)
+        rules = rules_of(request.rules, one)
+        rules = rules if request.min_length is None else rules.with_min_length(request.min_length)
+        answers = one.words(board, rules=rules)
+        game = Round(board, answers, rules, one.lexicon.language)
         verdicts = [game.submit(text) for text in request.words]
         summary = None
         if request.finished:
@@ -405,7 +496,8 @@ def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origi
                                  missed=[WordOut(word=w, points=p, path=paths[w]) for w, p in result.missed])
         judged = [VerdictOut(word=v.word, verdict=v.outcome.name.lower(), text=v.outcome.value, points=v.points)
                   for v in verdicts]
-        return answer(RoundOut(lexicon=one.name, board=board_json(board), min_length=game.min_length, score=game.score,
+        return answer(RoundOut(lexicon=one.name, rules=rules_json(rules), board=board_json(board),
+                               min_length=game.min_length, score=game.score,
                                verdicts=judged, summary=summary))
 
     app.include_router(api)
@@ -426,8 +518,8 @@ def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origi
         if first["type"] == "json_invalid":
             at = f" at character {first['loc'][1]}" if len(first["loc"]) > 1 else ""
             return error_response(400, f"malformed JSON{at}: {first.get('ctx', {}).get('error', first['msg'])}")
-        where = ".".join(str(part) for part in first["loc"][1:]) or first["loc"][0]
-        return error_response(422, f"{where}: {first['msg']}")
+        where = ".".join(place(part) for part in first["loc"][1:]) or first["loc"][0]
+        return error_response(400 if first["type"] in NOT_UNICODE else 422, f"{where}: {first['msg']}")
 
     @app.exception_handler(HTTPException)
     async def http_error(_request: Request, err: HTTPException) -> JSONResponse:
@@ -438,6 +530,7 @@ def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origi
         return error_response(500, "internal error (the server's log has the details)")  # a bug, JSON all the same
 
     app.add_middleware(BodyLimit, limit=limits.body_bytes)
+    app.add_middleware(AnswerWhenStopped)
     if allow_origins:
         from starlette.middleware.cors import CORSMiddleware
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..defaults import DEFAULT_WORD_LIST, lexicon_or_default
@@ -26,6 +27,7 @@ from ..solver.engine import Found, solve_one
 from ..solver.errors import DawgError
 from ..solver.formats.common import MANIFEST_FILE
 from ..solver.lexicon import Lexicon, read_manifest
+from ..solver.rules import Rules
 
 WARM_SIDE = 5  # the warm-up board: 5x5, the largest common game
 TANGLET_DICE_FILE = "dice"  # Tanglet's dice file, one per language folder
@@ -46,16 +48,46 @@ class Limits:
                 raise DawgError(f"limit {name}: must be 1 or more, got {value}")
 
 
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds a client may take over what it owes, after which its connection is closed (server/protocol.py:
+    uvicorn bounds only the idle time between requests), and that a stopping server gives the requests it is
+    answering. Dribbling a request a byte at a time must not hold a connection, and the task behind it, for good."""
+
+    headers: float = 10.0  # a request's headers: from the connection's start, or from the request's first byte
+    body: float = 30.0  # its body, from the end of its headers (the largest body at 35 KB/s)
+    keep_alive: float = 5.0  # idle between two requests of a connection (uvicorn's timeout_keep_alive)
+    shutdown: float = 5.0  # answering the requests in hand at Ctrl-C or SIGTERM (uvicorn's timeout_graceful_shutdown)
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if not 0 < value < math.inf:
+                raise DawgError(f"timeout {name}: must be a number of seconds above 0, got {value}")
+
+
 @dataclass
 class Served:
     """One lexicon as the server holds it: its name in requests, the lexicon, the shortest word
-    its build kept (None without a manifest) and the scorer that batches use."""
+    its build kept (None without a manifest), the scorer that batches use (under the lexicon's
+    rules) and the served dice sets that fit it. Batches under other rules get a scorer of their
+    own, opened on first use (`scorer_for`)."""
 
     name: str
     lexicon: Lexicon
     min_length: int | None
     scorer: Scorer
     dice: tuple[DiceSet, ...] = ()  # the served sets that fit, read with its charset
+    others: dict = field(default_factory=dict)  # Rules -> Scorer, for rules other than the lexicon's
+    _opening: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def scorer_for(self, rules: Rules) -> Scorer:
+        """The batch scorer under `rules`: the lexicon's own, or one opened (once) with as many threads."""
+        if rules == self.scorer.rules:
+            return self.scorer
+        with self._opening:
+            if rules not in self.others:
+                self.others[rules] = self.lexicon.scorer(getattr(self.scorer, "jobs", 1), rules=rules)
+            return self.others[rules]
 
     def default_dice(self, shape: Shape | None) -> DiceSet | None:
         """The set a roll uses when none is named: of those that fit and fill `shape` (any, without
@@ -65,17 +97,19 @@ class Served:
         preferred = (self.lexicon.language.name, DICE_FOR_SIDE.get(shape.rows) if shape and shape.square else DEFAULT_DICE)
         return next((d for name in preferred for d in filling if d.name == name), next(iter(filling), None))
 
-    def words(self, board: Board, skip_foreign: bool = False) -> list[Found]:
-        """`Lexicon.words`, on the compiled walk: numba is loaded here anyway, for the batches."""
+    def words(self, board: Board, skip_foreign: bool = False, rules: Rules | None = None) -> list[Found]:
+        """`Lexicon.words` under `rules` (None: the lexicon's), on the compiled walk: numba is loaded
+        here anyway, for the batches."""
         lex = self.lexicon
-        return solve_one(lex.walk, lex.walk.inputs, board, lex.charset, skip_foreign, want_words=True, compiled=True)[2]
+        return solve_one(lex.walk, lex.walk.inputs, board, lex.charset, lex.rules if rules is None else rules,
+                         skip_foreign, want_words=True, compiled=True)[2]
 
     def describe(self) -> dict:
         info = self.lexicon.info()
         language = self.lexicon.language
         default = self.default_dice(None)
         return {"name": self.name, "format": info["format"], "charset": info["charset"], "words": info["words"],
-                "max_length": info["max_length"], "min_length": self.min_length,
+                "max_length": info["max_length"], "min_length": self.min_length, "rules": self.lexicon.rules.name,
                 "language": {"name": language.name, "title": language.title},
                 "dice": [describe_dice(d) for d in self.dice], "default_dice": default.name if default else None}
 
@@ -115,8 +149,10 @@ def dice_sources(files: list[Path]) -> list[DiceSource]:
     sources = [DiceSource(name, name) for name in builtin_dice_names()]
     for file in files:
         name = file.parent.resolve().name if file.name == TANGLET_DICE_FILE else file.stem
-        if not file.is_file():
+        if not file.exists():
             raise DawgError(f"--dice {file}: no such file")
+        if not file.is_file():  # a device (/dev/zero), a FIFO, a directory
+            raise DawgError(f"--dice {file}: not a regular file (a dice file must be one)")
         taken = next((s for s in sources if s.name == name), None)
         if taken is not None:
             raise DawgError(f"--dice {file}: would be served as {name!r}, as {taken.spec} is; rename the file")
@@ -194,3 +230,5 @@ def warm(served: Served) -> None:
 def close_served(served: dict[str, Served]) -> None:
     for one in served.values():
         one.scorer.close()
+        for other in one.others.values():
+            other.close()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from ..errors import ParameterError
+from ..rules import Rules, load_rules
 
 if TYPE_CHECKING:
     from ..board import Shape
@@ -34,12 +35,13 @@ class Trie(Protocol):
 
 class Lexicon(Protocol):
     """What a backend needs of a lexicon (any format's `Lexicon` is one): the walk of its format,
-    its charset, the check that its mapped files are unchanged, and, for a backend that walks a
+    its charset, its default rules, the check that its mapped files are unchanged, and, for a backend that walks a
     trie itself, its nodes as a trie (None for a format that holds none; `format` names it)."""
 
     walk: Walk
     charset: Charset
     format: str
+    rules: Rules
 
     def check_unchanged(self) -> None: ...
 
@@ -70,8 +72,9 @@ class Scorer(ABC):
 
     name = ""
 
-    def __init__(self, lexicon: Lexicon) -> None:
+    def __init__(self, lexicon: Lexicon, rules: Rules) -> None:
         self.lexicon = lexicon
+        self.rules = rules  # what every board it scores is scored under
 
     @abstractmethod
     def score_codes(self, codes: np.ndarray, shape: Shape,
@@ -120,19 +123,19 @@ class Scorer(ABC):
         self.close()
 
 
-def _cpu(lexicon: Lexicon, jobs: int) -> Scorer:
+def _cpu(lexicon: Lexicon, jobs: int, rules: Rules) -> Scorer:
     from .cpu import CpuScorer
 
-    return CpuScorer(lexicon, jobs)
+    return CpuScorer(lexicon, jobs, rules)
 
 
-def _cuda(lexicon: Lexicon, jobs: int) -> Scorer:
+def _cuda(lexicon: Lexicon, jobs: int, rules: Rules) -> Scorer:
     from .cuda import CudaScorer
 
-    return CudaScorer(lexicon, jobs)
+    return CudaScorer(lexicon, jobs, rules)
 
 
-BACKENDS: dict[str, Callable[[Lexicon, int], Scorer]] = {"cpu": _cpu, "cuda": _cuda}
+BACKENDS: dict[str, Callable[[Lexicon, int, Rules], Scorer]] = {"cpu": _cpu, "cuda": _cuda}
 DEVICES = ("cpu", "cuda", "auto")
 
 
@@ -167,7 +170,8 @@ def check_backend(lexicon: Lexicon, backend: str) -> None:
         usable_trie(lexicon)
 
 
-def open_scorer(lexicon: Lexicon, backend: str = "cpu", jobs: int = 0) -> Scorer:
-    """A scorer of `lexicon` on `backend` with `jobs` workers (0 = all cores)."""
+def open_scorer(lexicon: Lexicon, backend: str = "cpu", jobs: int = 0, rules: Rules | str | None = None) -> Scorer:
+    """A scorer of `lexicon` on `backend` with `jobs` workers (0 = all cores), scoring under `rules`
+    (a Rules, a built-in name or a rules file; None: the lexicon's own, `Lexicon.rules`)."""
     check_backend(lexicon, backend)
-    return BACKENDS[backend](lexicon, resolve_jobs(jobs))
+    return BACKENDS[backend](lexicon, resolve_jobs(jobs), lexicon.rules if rules is None else load_rules(rules))

@@ -17,9 +17,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .. import kernels
-from ..board import Shape, card_table
+from ..board import Shape
 from ..charset import Charset
 from ..engine import Walk, checked_codes, neighbour_bits_array
+from ..rules import Rules
 from . import Lexicon, Scorer
 
 CHUNK = 512  # boards per task: small enough for progress and balance, large enough to amortise
@@ -103,9 +104,9 @@ class Workers:
 
 
 def score_in_threads(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset,
-                     workers: Workers, progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """Scores of boards given as a (B, cells) array of letter indices (NO_LETTER = unusable cell),
-    with the compiled kernels on the threads of `workers`.
+                     rules: Rules, workers: Workers, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """Scores under `rules` of boards given as a (B, cells) array of letter indices (NO_LETTER =
+    unusable cell), with the compiled kernels on the threads of `workers`.
 
     The boards are cut into chunks, at least four per thread so that threads finish
     together, at most CHUNK boards so that progress is reported often.
@@ -116,8 +117,8 @@ def score_in_threads(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, in
     if len(codes) == 0:
         return np.zeros(0, np.int64)
     bits = neighbour_bits_array(shape)
-    code_len = charset.code_lengths
-    card = card_table(shape.cells, charset.cell_letters)
+    code_len = rules.code_lengths(charset)
+    card = rules.card(shape.cells * charset.cell_letters)
     scores = np.zeros(len(codes), np.int64)
     batch = jit.batch_driver(walk.board_kernel)
 
@@ -138,14 +139,15 @@ class CpuScorer(Scorer):
 
     name = "cpu"
 
-    def __init__(self, lexicon: Lexicon, jobs: int) -> None:
-        super().__init__(lexicon)
+    def __init__(self, lexicon: Lexicon, jobs: int, rules: Rules) -> None:
+        super().__init__(lexicon, rules)
         self.jobs = jobs
         self._workers = Workers(jobs)
 
     def score_codes(self, codes: np.ndarray, shape: Shape,
                     progress: Callable[[int], None] | None = None) -> np.ndarray:
-        scores = score_in_threads(self.lexicon.walk, codes, shape, self.lexicon.charset, self._workers, progress)
+        scores = score_in_threads(self.lexicon.walk, codes, shape, self.lexicon.charset, self.rules, self._workers,
+                                  progress)
         self.lexicon.check_unchanged()  # a mapped file changed under the batch: fail, never serve it
         return scores
 

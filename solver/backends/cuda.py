@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..board import Shape, card_table, neighbour_table
+from ..board import Shape, neighbour_table
 from ..engine import checked_codes
 from ..errors import DawgError, ParameterError
+from ..rules import Rules
 from . import Lexicon, Scorer, Trie
 
 if TYPE_CHECKING:
@@ -111,8 +112,8 @@ class CudaScorer(Scorer):
 
     name = "cuda"
 
-    def __init__(self, lexicon: Lexicon, jobs: int = 0) -> None:
-        super().__init__(lexicon)
+    def __init__(self, lexicon: Lexicon, jobs: int, rules: Rules) -> None:
+        super().__init__(lexicon, rules)
         trie, reason = usable_trie(lexicon)
         if trie.count >= MAX_NODES:
             raise DawgError(f"{lexicon.path}: {trie.count:,} trie nodes; the CUDA backend takes fewer than "
@@ -139,7 +140,7 @@ class CudaScorer(Scorer):
         cuda_kernels.zero_fill[self.max_blocks, self.block](self._bitmap)
         self._shapes: dict[Shape, tuple[DeviceNDArray, ...]] = {}
         self._no_letters = cuda.to_device(np.zeros(1, np.int64))  # unused when no letters are asked for
-        self._code_len = cuda.to_device(lexicon.charset.code_lengths)
+        self._code_len = cuda.to_device(rules.code_lengths(lexicon.charset))
 
     def _blocks(self) -> int:
         """Blocks of the persistent grid: THREADS_PER_SM threads on every multiprocessor, fewer
@@ -158,14 +159,14 @@ class CudaScorer(Scorer):
         return blocks
 
     def _shape_tables(self, shape: Shape) -> tuple[DeviceNDArray, ...]:
-        """The neighbour table, neighbour counts and score card of a shape, on the device."""
+        """The neighbour table, neighbour counts and score card of a shape, on the device (the
+        rules' card with no word's length at 0 points: the device only sums points)."""
         if shape not in self._shapes:
             from numba import cuda
 
             table, count = neighbour_table(shape)
-            self._shapes[shape] = (cuda.to_device(table), cuda.to_device(count),
-                                   cuda.to_device(card_table(shape.cells, self.lexicon.charset.cell_letters)
-                                                  .astype(np.int32)))
+            card = np.maximum(self.rules.card(shape.cells * self.lexicon.charset.cell_letters), 0)
+            self._shapes[shape] = (cuda.to_device(table), cuda.to_device(count), cuda.to_device(card.astype(np.int32)))
         return self._shapes[shape]
 
     def score_codes(self, codes: np.ndarray, shape: Shape,

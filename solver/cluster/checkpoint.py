@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DawgError
+from ..rules import describe_dict
 from ..schema import BadField
 
 FORMAT = "dawg-solve checkpoint"
@@ -282,6 +283,9 @@ def _check_header(path: Path, stored: dict, header: dict, order: list, version: 
             raise DawgError(f"{path}: made by an earlier version of dawg-solve, which named the lexicon by its "
                             f"compiled arrays, and nothing else in it shows the words are the same: resume it with "
                             f"the version that made it, or start a new checkpoint")
+        if key == "rules":
+            raise DawgError(f"{path}: checkpoint made under other rules: {describe_dict(stored.get(key))} there, "
+                            f"{describe_dict(header.get(key))} now")
         raise DawgError(f"{path}: checkpoint made for a different run ({key}: "
                         f"{_show(stored.get(key))} there, {_show(header.get(key))} now)")
 

@@ -24,8 +24,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import signal
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +40,7 @@ POLL_SECONDS = 0.05  # the driver's wait between looks at finished tasks
 STATUS_SECONDS = 0.5  # at most one status (and one scheduler query) per this many seconds
 CONNECT_SECONDS = 10
 WINDOW = 1000  # tasks submitted and not yet finished, at most (about 0.5 ms each to submit)
+LOCAL_HOST = "127.0.0.1"  # a local cluster serves this machine alone: nothing of it is reachable from others
 
 
 @dataclass(frozen=True)
@@ -91,16 +95,18 @@ class Outcome:
 
 class Engine:
     """A Dask client: on a LocalCluster of `workers` processes (one task at a time each), or on
-    the scheduler at `scheduler` (e.g. tcp://host:8786) with whatever workers joined it."""
+    the scheduler at `scheduler` (e.g. tcp://host:8786) with whatever workers joined it. A local
+    cluster's scheduler, dashboard and workers listen on `host` (this machine only, unless asked)."""
 
     def __init__(self, workers: int | None = None, scheduler: str | None = None, retries: int = RETRIES,
-                 connect_seconds: float = CONNECT_SECONDS) -> None:
+                 connect_seconds: float = CONNECT_SECONDS, host: str = LOCAL_HOST) -> None:
         if workers is not None and scheduler is not None:
             raise DawgError("give a number of local workers or a scheduler's address, not both")
         self.workers = workers
         self.scheduler = scheduler
         self.retries = retries
         self.connect_seconds = connect_seconds
+        self.host = host
         self.client = None
         self.cluster = None
 
@@ -123,21 +129,26 @@ class Engine:
             except (OSError, TimeoutError, ValueError) as err:
                 raise DawgError(f"cannot reach the Dask scheduler at {self.scheduler} ({err})") from None
             return
+        from distributed.comm.addressing import unparse_host_port
+
         from ..backends import usable_cores
 
         count = self.workers or usable_cores()
-        # Ctrl-C on a terminal reaches every process of the group: the workers start with SIGINT
-        # ignored (they inherit it), so only the driver sees it and shuts them down in order.
-        handler = _ignore_sigint()
         try:
-            self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                        dashboard_address=":0",  # any free port: two runs never collide
-                                        # the engine reports failures itself, in one line: Dask's own
-                                        # logs, even CRITICAL ones about comms closed by a Ctrl-C, stay quiet
-                                        silence_logs=logging.CRITICAL + 1)
-        finally:
-            _restore_sigint(handler)
-        self.client = Client(self.cluster)
+            # Ctrl-C on a terminal reaches every process of the group: the workers start with SIGINT
+            # blocked (they inherit it), so only the driver sees it and shuts them down in order;
+            # one during the start-up is raised once the cluster exists.
+            with _sigint_held():
+                self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, host=self.host,
+                                            # any free port: two runs never collide
+                                            dashboard_address=unparse_host_port(self.host, 0),
+                                            # the engine reports failures itself, in one line: Dask's own
+                                            # logs, even CRITICAL ones about comms closed by a Ctrl-C, stay quiet
+                                            silence_logs=logging.CRITICAL + 1)
+            self.client = Client(self.cluster)
+        except BaseException:  # Ctrl-C during the start-up included: the caller's `with` never got the engine
+            self.close()
+            raise
 
     def close(self) -> None:
         if self.client is not None:
@@ -341,18 +352,29 @@ def _check_scheduler(address: str, seconds: float) -> None:
                         f"{type(err).__name__}); a dashboard's port?") from None
 
 
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread while the block runs, then acted on. The threads started
+    meanwhile (Dask's event loop, which spawns the workers, then respawns any that die) inherit
+    the block, and so do the worker processes: blocked for good there, the terminal's Ctrl-C never
+    reaches them. An interrupt that arrives meanwhile is recorded and raised again after the block,
+    so a Ctrl-C during the cluster's start-up still stops the run. A process started with SIGINT
+    ignored (`nohup`, `cmd &` in a script) keeps it ignored, and so do its workers."""
+    from multiprocessing import resource_tracker
 
-def _ignore_sigint():
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _restore_sigint(handler) -> None:
-    import signal
-
-    if handler is not None:
-        signal.signal(signal.SIGINT, handler)
+    arrived = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+    # only the main thread may set handlers; None: one set outside Python, which cannot be put back
+    catch = threading.current_thread() is threading.main_thread() and previous not in (signal.SIG_IGN, None)
+    if catch:
+        signal.signal(signal.SIGINT, lambda *_: arrived.set())
+    resource_tracker.ensure_running()  # launched later, from Dask's thread, it would unblock SIGINT there
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one still pending is delivered (recorded) here
+        if catch:
+            signal.signal(signal.SIGINT, previous)
+    if arrived.is_set():
+        signal.raise_signal(signal.SIGINT)  # KeyboardInterrupt, or whatever this process does on SIGINT

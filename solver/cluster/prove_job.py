@@ -23,9 +23,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..board import Shape
+from ..rules import Rules
 from . import worker
 from .engine import Job, Outcome
-from .run import job_header
+from .run import job_header, with_rules
 from .worker import LexiconRef
 
 ORDER = "feistel"  # which class order a share's first classes are taken from (a share's checkpoint records it)
@@ -37,6 +38,7 @@ class ProveTask:
     plan: object  # solver.proof.ProofPlan (small, frozen, picklable)
     class_id: int
     min_score: int
+    rules: Rules
 
 
 def run_prove_task(spec: ProveTask, lexicon=None) -> dict:
@@ -44,20 +46,22 @@ def run_prove_task(spec: ProveTask, lexicon=None) -> dict:
     from ..proof import prove_class
 
     lexicon = lexicon if lexicon is not None else worker.lexicon(spec.lexicon)
-    return prove_class(lexicon, spec.plan, spec.class_id, spec.min_score).to_dict()
+    return prove_class(lexicon, spec.plan, spec.class_id, spec.min_score, spec.rules).to_dict()
 
 
 class ProvePlan:
-    """A proof over `shape` at `min_score` split into class tasks (see the module docstring)."""
+    """A proof over `shape` at `min_score` under `rules` (None: the lexicon's) split into class
+    tasks (see the module docstring)."""
 
     def __init__(self, lexicon, shape: Shape, min_score: int, classes: str | None = None, seed: int = 0,
-                 limit: int | None = None) -> None:
+                 limit: int | None = None, rules: Rules | None = None) -> None:
         from ..errors import ParameterError
         from ..proof import make_plan
 
         if limit is not None and limit < 1:
             raise ParameterError("limit", f"must be 1 or more, got {limit}")
         self.lexicon = lexicon
+        self.rules = lexicon.rules if rules is None else rules
         self.min_score = min_score
         self.seed = seed
         self.limit = limit
@@ -74,7 +78,8 @@ class ProvePlan:
     def header(self) -> dict:
         """What a checkpoint of this proof must match: lexicon, shape, split and target (and, for a
         share of the classes, which share)."""
-        return job_header("prove", self.ref, shape=str(self.shape), split=self.plan.spec(), min_score=self.min_score,
+        return job_header("prove", self.ref, self.rules, shape=str(self.shape), split=self.plan.spec(),
+                          min_score=self.min_score,
                           share=None if self.limit is None else {"seed": self.seed, "order": ORDER},
                           plan=self.plan.fingerprint())
 
@@ -92,15 +97,15 @@ class ProvePlan:
         fingerprint holds the words' digest (`Lexicon.identity`): where that plan is this proof's,
         the lexicon is this one."""
         if version == 1 and stored.get("plan") == self.plan.fingerprint():
-            return {**stored, "lexicon": self.ref.identity}
-        return stored
+            stored = {**stored, "lexicon": self.ref.identity}
+        return with_rules(stored)
 
     def stops(self, record: dict) -> bool:
         """A proof runs every class."""
         return False
 
     def job(self) -> Job:
-        return Job(self.header(), ((class_id, ProveTask(self.ref, self.plan, class_id, self.min_score))
+        return Job(self.header(), ((class_id, ProveTask(self.ref, self.plan, class_id, self.min_score, self.rules))
                                    for class_id in self.ids()), self.total, run_prove_task)
 
     def records(self, outcome: Outcome) -> list:
@@ -123,8 +128,8 @@ class ProvePlan:
         from ..proof.run import check_records
 
         chosen = self.records(outcome)
-        check_records(self.lexicon, self.plan, self.min_score, chosen)
-        return combine(self.plan, self.min_score, chosen, seconds, sum(r.cpu_seconds for r in chosen))
+        check_records(self.lexicon, self.plan, self.min_score, chosen, self.rules)
+        return combine(self.plan, self.min_score, chosen, seconds, sum(r.cpu_seconds for r in chosen), self.rules)
 
     def verify_sample(self, records: dict, count: int) -> list[int]:
         """Prove `count` of the recorded classes again in this process (a sample drawn by the seed)
@@ -138,7 +143,7 @@ class ProvePlan:
         chosen = random.Random(self.seed).sample(sorted(records), min(count, len(records)))
         for class_id in chosen:
             stored = ClassRecord.from_dict(records[class_id])
-            again = prove_class(self.lexicon, self.plan, class_id, self.min_score)
+            again = prove_class(self.lexicon, self.plan, class_id, self.min_score, self.rules)
             if (stored.bound, stored.boards) != (again.bound, again.boards):
                 raise DawgError(f"class {class_id}: its record does not match a proof of it here (bound "
                                 f"{stored.bound:,} recorded, {again.bound:,} proved; {len(stored.boards):,} "

@@ -17,6 +17,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..rules import DEFAULT_RULES, Rules, load_rules
 from .checkpoint import Checkpoint
 from .engine import Engine, EngineStatus, Job, Outcome
 from .worker import LexiconRef
@@ -44,10 +45,16 @@ class Plan(Protocol):
         """The run's answer from its records (the order they finished in cannot matter)."""
 
 
-def job_header(kind: str, lexicon: LexiconRef, **fields) -> dict:
+def job_header(kind: str, lexicon: LexiconRef, rules: Rules, **fields) -> dict:
     """A checkpoint header: the kind of run, the lexicon's identity (`Lexicon.identity`: its words,
-    letters and tiles, stable across versions of the program), then every field that changes the answer."""
-    return {"kind": kind, "lexicon": lexicon.identity, **fields}
+    letters and tiles, stable across versions of the program), the rules it scores under, then every
+    field that changes the answer."""
+    return {"kind": kind, "lexicon": lexicon.identity, "rules": rules.as_dict(), **fields}
+
+
+def with_rules(stored: dict) -> dict:
+    """A header written before runs recorded their rules: every run then scored under the standard ones."""
+    return stored if "rules" in stored else {**stored, "rules": load_rules(DEFAULT_RULES).as_dict()}
 
 
 def run_plan(plan: Plan, workers: int | None = None, scheduler: str | None = None, engine: Engine | None = None,

@@ -18,13 +18,14 @@ import numpy as np
 from ..board import Shape, parse_board, parse_size
 from ..charset import Charset
 from ..errors import DawgError, ParameterError
+from ..rules import Rules
 from ..schema import BadField, Check, fields, integer, list_of, number, one_of, pair, text
 from ..search.find import plan_search, search
 from ..search.run import Budget, ScoredBoard, SearchResult
 from ..search.space import board_to_codes
 from . import worker
 from .engine import Job, Outcome
-from .run import job_header
+from .run import job_header, with_rules
 from .worker import LexiconRef
 
 STOP_ORDER = ("target", "interrupted", "seconds", "evaluations", "rounds")  # the reason a merged run reports
@@ -61,6 +62,7 @@ class SearchTask:
     options: tuple = ()  # the method's own options, as sorted (name, value) pairs
     backend: str = "cpu"
     jobs: int = 1  # scoring threads inside the task
+    rules: Rules | None = None  # None: the lexicon's own
 
 
 @dataclass
@@ -109,7 +111,7 @@ class SearchRecord:
 
 def run_search_task(spec: SearchTask, scorer=None, on_round=None) -> dict:
     """One task: a search, on this process's warm scorer unless one is given. Returns its record's dict."""
-    scorer = scorer if scorer is not None else worker.scorer(spec.lexicon, spec.backend, spec.jobs)
+    scorer = scorer if scorer is not None else worker.scorer(spec.lexicon, spec.rules, spec.backend, spec.jobs)
     result = search(scorer, parse_size(spec.shape), spec.budget, spec.method, seed=spec.seed, top=spec.top,
                     alphabet=spec.alphabet, start=spec.start, pool=spec.pool, on_round=on_round,
                     **dict(spec.options))
@@ -133,9 +135,11 @@ class SearchPlan:
     options: dict = field(default_factory=dict)
     backend: str = "cpu"
     jobs: int = 1
+    rules: Rules | None = None  # None: the lexicon's own (`Lexicon.rules`)
 
     def __post_init__(self) -> None:
         check_tasks(self.tasks)
+        self.rules = self.lexicon.rules if self.rules is None else self.rules
         plan_search(self.lexicon.charset, self.shape, self.method, self.seed, self.top, self.alphabet,
                     self.start, self.pool, self.options)  # bad parameters fail here, not on every worker
         self.ref = LexiconRef.of(self.lexicon)
@@ -143,7 +147,7 @@ class SearchPlan:
     def header(self) -> dict:
         """What a checkpoint of this search must match: everything that changes the answer."""
         b = self.budget
-        return job_header("search", self.ref, shape=str(self.shape), method=self.method, seed=self.seed,
+        return job_header("search", self.ref, self.rules, shape=str(self.shape), method=self.method, seed=self.seed,
                           tasks=self.tasks, top=self.top, alphabet=self.alphabet, start=self.start, pool=self.pool,
                           options=dict(sorted(self.options.items())),
                           budget={"seconds": b.seconds, "rounds": b.rounds, "evaluations": b.evaluations,
@@ -151,13 +155,14 @@ class SearchPlan:
 
     def upgrade_header(self, stored: dict, version: int) -> dict:
         """Nothing in a format-1 search header but the arrays' fingerprint names the lexicon, so
-        none can be vouched for (a search is rerun, not resumed, across that change)."""
-        return stored
+        none can be vouched for (a search is rerun, not resumed, across that change); it scored
+        under the standard rules."""
+        return with_rules(stored)
 
     def spec(self, task: int) -> SearchTask:
         return SearchTask(self.ref, str(self.shape), self.method, task_seed(self.seed, task), self.budget, self.top,
                           self.alphabet, self.start if task == 0 else None, self.pool,
-                          tuple(sorted(self.options.items())), self.backend, self.jobs)
+                          tuple(sorted(self.options.items())), self.backend, self.jobs, self.rules)
 
     def job(self) -> Job:
         return Job(self.header(), ((task, self.spec(task)) for task in range(self.tasks)), self.tasks, run_search_task)

@@ -71,13 +71,13 @@ def lexicon(ref: LexiconRef):
         return _lexicons[ref]
 
 
-def scorer(ref: LexiconRef, backend: str = "cpu", jobs: int = 1):
-    """A scorer over `ref`'s lexicon, made once per process (its kernels stay compiled and warm)."""
-    key = (ref, backend, jobs)
+def scorer(ref: LexiconRef, rules, backend: str = "cpu", jobs: int = 1):
+    """A scorer over `ref`'s lexicon under `rules`, made once per process (its kernels stay compiled and warm)."""
+    key = (ref, rules, backend, jobs)
     opened = lexicon(ref)
     with _lock:
         if key not in _scorers:
             from ..backends import open_scorer
 
-            _scorers[key] = open_scorer(opened, backend, jobs)
+            _scorers[key] = open_scorer(opened, backend, jobs, rules)
         return _scorers[key]

@@ -271,7 +271,7 @@ def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
                 marker += tracking[node]
             child_length = length + cell_len[nb]
             eow = (word >> eow_shift) & 1
-            if eow and stamps[marker] != stamp:
+            if eow and stamps[marker] != stamp and card[child_length] >= 0:
                 stamps[marker] = stamp
                 score += card[child_length]
                 if capacity:

@@ -32,6 +32,7 @@ from ..charset import Charset, lower, upper
 from ..engine import Found, Walk, python_inputs, solve_one
 from ..errors import DawgError, ParameterError, reading
 from ..layout import EOW_SHIFT, INDEX_MASK, NARROW, NodeLayout, node_layout
+from ..rules import Rules, load_rules
 from ..schema import Check, integer
 from .common import FORMAT_VERSIONS, HEADER, LEGACY_VERSION, MAX_INDEX, read_alphabet
 
@@ -159,6 +160,7 @@ class Lexicon:
     max_length: int
     _mapped: tuple = field(default=(), repr=False, compare=False)  # _MappedFile of each mapped file
     language_section: dict | None = field(default=None, repr=False, compare=False)  # the manifest's; None: English
+    rules_section: dict | None = field(default=None, repr=False, compare=False)  # the manifest's; None: standard
 
     format = ""
 
@@ -234,34 +236,49 @@ class Lexicon:
     def _board(self, board: Board | str, shape: Shape | tuple[int, int] | None) -> Board:
         return board if isinstance(board, Board) else self.board(board, shape)
 
-    def score(self, board: Board | str, skip_foreign: bool = False, shape: Shape | tuple[int, int] | None = None) -> int:
+    @cached_property
+    def rules(self) -> Rules:
+        """The rules this lexicon scores under unless a call names others: those its build recorded
+        (`dawgc build --rules`, or its language's), else standard Boggle."""
+        if self.rules_section is None:
+            return load_rules(None)
+        return Rules.from_dict(self.rules_section, str(self.path))
+
+    def _rules(self, rules: Rules | str | None) -> Rules:
+        return self.rules if rules is None else load_rules(rules)
+
+    def _solve(self, board, shape, skip_foreign: bool, rules, want_words: bool) -> tuple[int, int, list[Found]]:
+        return solve_one(self.walk, self.python_inputs, self._board(board, shape), self.charset, self._rules(rules),
+                         skip_foreign, want_words)
+
+    def score(self, board: Board | str, skip_foreign: bool = False, shape: Shape | tuple[int, int] | None = None,
+              rules: Rules | str | None = None) -> int:
         """Points of one board (plain Python: no compile step, a few milliseconds); `shape` sets
-        the size of a text board, as in `score_codes`."""
-        return solve_one(self.walk, self.python_inputs, self._board(board, shape), self.charset,
-                         skip_foreign, want_words=False)[0]
+        the size of a text board, as in `score_codes`; `rules` (a Rules, a built-in name or a
+        rules file) those it is scored under, by default the lexicon's (`rules`)."""
+        return self._solve(board, shape, skip_foreign, rules, want_words=False)[0]
 
     def score_and_count(self, board: Board | str, skip_foreign: bool = False,
-                        shape: Shape | tuple[int, int] | None = None) -> tuple[int, int]:
+                        shape: Shape | tuple[int, int] | None = None,
+                        rules: Rules | str | None = None) -> tuple[int, int]:
         """Points and number of words of one board, without listing the words (what the one-board
         command prints by default; listing them costs more than the walk)."""
-        return solve_one(self.walk, self.python_inputs, self._board(board, shape), self.charset,
-                         skip_foreign, want_words=False)[:2]
+        return self._solve(board, shape, skip_foreign, rules, want_words=False)[:2]
 
     def words(self, board: Board | str, skip_foreign: bool = False,
-              shape: Shape | tuple[int, int] | None = None) -> list[Found]:
-        """Every word on one board with its points and a path, longest first."""
-        return solve_one(self.walk, self.python_inputs, self._board(board, shape), self.charset,
-                         skip_foreign, want_words=True)[2]
+              shape: Shape | tuple[int, int] | None = None, rules: Rules | str | None = None) -> list[Found]:
+        """Every word on one board that counts under `rules`, with its points and a path, longest first."""
+        return self._solve(board, shape, skip_foreign, rules, want_words=True)[2]
 
     def score_many(self, boards: Iterable[Board | str], jobs: int = 1, skip_foreign: bool = False,
                    shape: Shape | None = None, progress: Callable[[int], None] | None = None,
-                   scorer: Scorer | None = None) -> np.ndarray:
+                   scorer: Scorer | None = None, rules: Rules | str | None = None) -> np.ndarray:
         """Scores of many boards (Board objects or notation), in input order, with the compiled
-        kernels on `jobs` threads, or with `scorer` (an open scorer of this lexicon, which stays
-        open) when given. Sizes may be mixed; `shape` sets the size of every text board.
-        `progress(n)` is called as n more boards are done. A bad board raises BoardError."""
+        kernels on `jobs` threads under `rules`, or with `scorer` (an open scorer of this lexicon,
+        which stays open, and its rules) when given. Sizes may be mixed; `shape` sets the size of
+        every text board. `progress(n)` is called as n more boards are done. A bad board raises BoardError."""
         if scorer is None:
-            with self.scorer(jobs) as own:
+            with self.scorer(jobs, rules=rules) as own:
                 return self.score_many(boards, skip_foreign=skip_foreign, shape=shape, progress=progress, scorer=own)
         texts = [b.notation if isinstance(b, Board) else self.board_text(b) for b in boards]
         scores = np.zeros(len(texts), np.int64)
@@ -269,19 +286,20 @@ class Lexicon:
             scores[indices] = scorer.score_codes(codes, size, progress)
         return scores
 
-    def score_codes(self, codes: np.ndarray, shape: Shape | tuple[int, int], jobs: int = 1) -> np.ndarray:
+    def score_codes(self, codes: np.ndarray, shape: Shape | tuple[int, int], jobs: int = 1,
+                    rules: Rules | str | None = None) -> np.ndarray:
         """Scores of boards given as a (boards, cells) array of letter indices into the charset
         (`kernels.NO_LETTER` for a blank cell): the fast path for searches that build boards
         as arrays."""
-        with self.scorer(jobs) as scorer:
+        with self.scorer(jobs, rules=rules) as scorer:
             return scorer.score_codes(codes, shape)
 
-    def scorer(self, jobs: int = 1, backend: str = "cpu") -> Scorer:
+    def scorer(self, jobs: int = 1, backend: str = "cpu", rules: Rules | str | None = None) -> Scorer:
         """A scoring backend for batches of this lexicon's boards with `jobs` workers (0 = all
-        cores); close it (or use it in a `with`) to release them."""
+        cores) under `rules` (by default the lexicon's); close it (or use it in a `with`) to release them."""
         from ..backends import open_scorer
 
-        return open_scorer(self, backend, jobs)
+        return open_scorer(self, backend, jobs, rules)
 
     # --- words -------------------------------------------------------------------
 

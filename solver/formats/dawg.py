@@ -167,7 +167,7 @@ def dawg_board(states, wide, edges, board, cell_len, nbr_mask, near, card, stack
                 state = (edge & INDEX_MASK) << wide
                 word = states[state]
             child_length = length + cell_len[nb]
-            if word < 0 and stamps[child_rank] != stamp:
+            if word < 0 and stamps[child_rank] != stamp and card[child_length] >= 0:
                 stamps[child_rank] = stamp
                 score += card[child_length]
                 if capacity:

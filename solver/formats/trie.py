@@ -126,7 +126,7 @@ def trie_board(nodes, wide, board, cell_len, nbr_mask, near, card, stack, stamps
                 node = (word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1))
                 word = nodes[node << wide]
             child_length = length + cell_len[nb]
-            if word < 0 and stamps[node] != stamp:
+            if word < 0 and stamps[node] != stamp and card[child_length] >= 0:
                 stamps[node] = stamp
                 score += card[child_length]
                 if capacity:

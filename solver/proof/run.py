@@ -40,6 +40,7 @@ import numpy as np
 from ..board import Shape, neighbour_table
 from ..charset import Charset
 from ..errors import DawgError, ParameterError
+from ..rules import Rules, load_rules
 from ..schema import MAX_COUNT, Check, fields, integer, list_of, number, pair, text
 from ..search.symmetry import canonical_codes
 from .memory import small_pages
@@ -114,10 +115,11 @@ class ProofResult:
     scored: int           # boards scored exactly
     seconds: float
     cpu_seconds: float
+    rules: Rules
     fingerprint: str = ""
 
     def to_dict(self) -> dict:
-        return {"shape": str(self.shape), "min_score": self.min_score,
+        return {"shape": str(self.shape), "min_score": self.min_score, "rules": self.rules.as_dict(),
                 "boards": [{"board": b, "score": s} for b, s in self.boards],
                 "classes": self.classes, "class_count": self.class_count, "bounds": self.nodes,
                 "scored": self.scored, "seconds": round(self.seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3),
@@ -170,11 +172,12 @@ def _halves(cell_letters: list[str], order: tuple[int, ...]) -> list[list[str]]:
     return [high, low]
 
 
-def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted, distinct entry rows (tokens, points) of the boards whose cell i holds a letter
-    of cell_letters[i] (see solver.proof.kernels): each word counted once per distinct set of
-    (cell, letter) pairs its paths use."""
-    tokens, pts, _ = _entries(lexicon, plan, cell_letters)
+def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted, distinct entry rows (tokens, points under `rules`, by default the lexicon's) of
+    the boards whose cell i holds a letter of cell_letters[i] (see solver.proof.kernels): each word
+    counted once per distinct set of (cell, letter) pairs its paths use."""
+    tokens, pts, _ = _entries(lexicon, plan, cell_letters, lexicon.rules if rules is None else rules)
     return tokens.copy(), pts.copy()
 
 
@@ -201,13 +204,13 @@ def _kept_buffers(cells: int, wide: int, words: int) -> tuple[np.ndarray, ...]:
     return buffers
 
 
-def _entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
+def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules) -> tuple[np.ndarray, np.ndarray, int]:
     """`class_entries`, in the kept buffers (valid until the next class is listed), and the bytes
     of arrays held while sorting them (the kept buffers' rows written so far and the last tree):
     for ClassRecord.peak_bytes."""
     from . import kernels
 
-    tables = tables_of(lexicon)
+    tables = tables_of(lexicon, rules)
     geo = _Geometry(plan)
     bucket_mask = np.array([sum(1 << code for code in lexicon.charset.codes(b)) for b in cell_letters], np.int64)
     cells, wide = plan.shape.cells, tables.wide
@@ -226,18 +229,19 @@ def _entries(lexicon, plan: ProofPlan, cell_letters: list[str]) -> tuple[np.ndar
     return tokens[:rows], sorted_pts[:rows], _kept_bytes(cells, wide)
 
 
-def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str]) -> int:
-    """The sum/choice tree bound over the boards whose cell i holds a letter of cell_letters[i]."""
+def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules | None = None) -> int:
+    """The sum/choice tree bound over the boards whose cell i holds a letter of cell_letters[i],
+    under `rules` (by default the lexicon's)."""
     from . import kernels
 
-    tokens, pts = class_entries(lexicon, plan, cell_letters)
+    tokens, pts = class_entries(lexicon, plan, cell_letters, rules)
     return int(kernels.tree_bound(tokens, pts, 0))
 
 
 class _Prover:
-    """Branch and bound over one class."""
+    """Branch and bound over one class, under `rules`."""
 
-    def __init__(self, lexicon, plan: ProofPlan, min_score: int) -> None:
+    def __init__(self, lexicon, plan: ProofPlan, min_score: int, rules: Rules) -> None:
         from . import tree, walk
 
         self.t = tree
@@ -245,6 +249,7 @@ class _Prover:
         self.lexicon = lexicon
         self.plan = plan
         self.min_score = min_score
+        self.rules = rules
         self.shape = plan.shape
         self.order = plan.order
         self.walked = np.empty((1024, self.shape.cells), np.int64)
@@ -254,7 +259,7 @@ class _Prover:
         self.pending_count = 0
         self.found: list[tuple[np.ndarray, int]] = []
         self.peak_bytes = 0  # see ClassRecord.peak_bytes
-        self.wide = tables_of(lexicon).wide
+        self.wide = tables_of(lexicon, rules).wide
         self.key = self.shape.cells, self.wide  # of the kept buffers
 
     def run(self, cell_letters: list[str]) -> int:
@@ -267,7 +272,7 @@ class _Prover:
         while pieces:
             piece = pieces.pop()
             try:
-                tokens, pts, held = _entries(self.lexicon, self.plan, piece)
+                tokens, pts, held = _entries(self.lexicon, self.plan, piece, self.rules)
             except ClassTooLarge:
                 pieces.extend(_halves(piece, self.order))
                 continue
@@ -347,16 +352,16 @@ class _Prover:
             return
         boards = np.concatenate(self.pending)
         self.pending, self.pending_count = [], 0
-        scores = self.lexicon.score_codes(boards, self.shape)
+        scores = self.lexicon.score_codes(boards, self.shape, rules=self.rules)
         self.scored += len(boards)
         good = scores >= self.min_score
         for b, s in zip(boards[good], scores[good].tolist()):
             self.found.append((b, int(s)))
 
 
-def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int) -> ClassRecord:
-    """Every board of class `class_id` scoring at least `min_score`, in canonical form
-    (distinct, best first), with the class's root bound."""
+def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int, rules: Rules | None = None) -> ClassRecord:
+    """Every board of class `class_id` scoring at least `min_score` under `rules` (by default the
+    lexicon's), in canonical form (distinct, best first), with the class's root bound."""
     _check_plan(lexicon, plan)
     min_score = check_min_score(min_score)
     if isinstance(class_id, bool) or not isinstance(class_id, (int, np.integer)):
@@ -364,7 +369,7 @@ def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int) -> Clas
     class_id = int(class_id)
     plan.digits(class_id)  # range check
     start, cpu_start = time.perf_counter(), time.thread_time()
-    prover = _Prover(lexicon, plan, min_score)
+    prover = _Prover(lexicon, plan, min_score, lexicon.rules if rules is None else rules)
     bound = prover.run(plan.class_buckets(class_id))
     boards: dict[str, int] = {}
     if prover.found:
@@ -378,28 +383,31 @@ def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int) -> Clas
 
 
 def prove(lexicon, shape: Shape | tuple[int, int], min_score: int, classes: str | None = None, seed: int = 0,
-          on_record: Callable[[ClassRecord, int, int], None] | None = None) -> ProofResult:
-    """Every board of `shape` scoring at least `min_score` (canonical, best first, each once):
-    all canonical classes proved in this process, in an order shuffled by `seed` (`canonical_order`);
+          on_record: Callable[[ClassRecord, int, int], None] | None = None,
+          rules: Rules | str | None = None) -> ProofResult:
+    """Every board of `shape` scoring at least `min_score` under `rules` (a Rules, a built-in name or
+    a rules file; by default the lexicon's) (canonical, best first, each once): all canonical
+    classes proved in this process, in an order shuffled by `seed` (`canonical_order`);
     `on_record(record, done, total)` is called after each class."""
     min_score = check_min_score(min_score)
+    rules = lexicon.rules if rules is None else load_rules(rules)
     plan = make_plan(lexicon, shape, classes)
     start, cpu_start = time.perf_counter(), time.process_time()
     total = plan.canonical_count()
     records = []
     for done, class_id in enumerate(plan.canonical_order(seed), 1):
-        record = prove_class(lexicon, plan, class_id, min_score)
+        record = prove_class(lexicon, plan, class_id, min_score, rules)
         records.append(record)
         if on_record is not None:
             on_record(record, done, total)
-    return combine(plan, min_score, records, time.perf_counter() - start, time.process_time() - cpu_start)
+    return combine(plan, min_score, records, time.perf_counter() - start, time.process_time() - cpu_start, rules)
 
 
-def check_records(lexicon, plan: ProofPlan, min_score: int, records: list[ClassRecord]) -> None:
+def check_records(lexicon, plan: ProofPlan, min_score: int, records: list[ClassRecord], rules: Rules) -> None:
     """Refuse (DawgError, one line naming the class and the board) a record holding a board that a
     proof of its class cannot give: each must be a board of the shape over the charset, in canonical
     form, in the record's class, and score, by the solver here, what the record says, at least
-    min_score and at most the class's bound. Records come from checkpoints and workers: this keeps a
+    min_score and at most the class's bound, under `rules`. Records come from checkpoints and workers: this keeps a
     damaged or forged one out of the answer. (A class whose boards were dropped passes: only proving
     it again shows that.)"""
     cells, charset = plan.shape.cells, Charset(plan.charset)
@@ -415,7 +423,7 @@ def check_records(lexicon, plan: ProofPlan, min_score: int, records: list[ClassR
         batch = boards[start:start + SCORE_BATCH]
         codes = np.array([charset.codes(board) for _, board, _ in batch], np.int64)
         canonical = canonical_codes(codes, plan.shape)
-        scores = lexicon.score_codes(codes, plan.shape).tolist()
+        scores = lexicon.score_codes(codes, plan.shape, rules=rules).tolist()
         for (record, board, score), row, canon, actual in zip(batch, codes, canonical, scores):
             home = plan.canonical_class(plan.class_of(board))
             if not np.array_equal(row, canon):
@@ -437,8 +445,8 @@ def _refuse(record: ClassRecord, board: str, problem: str) -> None:
 
 
 def combine(plan: ProofPlan, min_score: int, records: list[ClassRecord], seconds: float,
-            cpu_seconds: float) -> ProofResult:
-    """The result of a proof from the records of all its canonical classes (from any workers)."""
+            cpu_seconds: float, rules: Rules) -> ProofResult:
+    """The result of a proof under `rules` from the records of all its canonical classes (from any workers)."""
     boards: dict[str, int] = {}
     for record in records:
         for board, score in record.boards:
@@ -446,4 +454,4 @@ def combine(plan: ProofPlan, min_score: int, records: list[ClassRecord], seconds
     ordered = sorted(boards.items(), key=lambda kv: (-kv[1], kv[0]))
     return ProofResult(plan.shape, min_score, ordered, len(records), plan.class_count,
                        sum(r.nodes for r in records), sum(r.scored for r in records), seconds, cpu_seconds,
-                       plan.fingerprint())
+                       rules, plan.fingerprint())

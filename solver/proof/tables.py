@@ -8,9 +8,12 @@ narrow (up to NARROW_LETTERS letters, English among them) from bit 32 of that sa
 word a node, so the class walk reads one word per step; wide (up to the charset's
 MAX_LETTERS) the whole of a second word, two words a node (node n's first at n << wide). The
 width of a letter in the class walk's row keys follows the same choice (solver/proof/kernels.py).
-The node number is the word's identity. A tile is one letter ('q'), its face's letters long
-when scored. A lexicon that holds a trie (`Lexicon.as_trie`) gives the arrays straight from
-its node words, vectorised; the others build them from their word list.
+The node number is the word's identity. A tile is one letter ('q'), as long as the rules count
+it when scored (its face's letters, or one). A word's points are the rules' (0 for a word too
+short to count, so it adds nothing to a bound); a rule set whose words score more than
+POINTS_MASK cannot be proved with these nodes. A lexicon that holds a trie (`Lexicon.as_trie`)
+gives the arrays straight from its node words, vectorised; the others build them from their
+word list.
 """
 
 from __future__ import annotations
@@ -20,14 +23,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..board import points
 from ..errors import DawgError
 from ..layout import NodeLayout
 
 NARROW_LETTERS = 30  # a narrow node's mask fits bits 32-62, a narrow key's 5-bit letter symbol 1..30
 INDEX_MASK = (1 << 28) - 1  # the first child
 POINTS_SHIFT = 28
-POINTS_MASK = 0xF  # points of a word: at most 11
+POINTS_MASK = 0xF  # points of a word: at most 15
 LETTERS_SHIFT = 32  # of a narrow node's mask
 
 
@@ -42,40 +44,41 @@ class Tables:
     wide: int          # 0 or 1: the layout (see the module)
 
 
-_cache: dict[int, tuple[weakref.ref, Tables]] = {}
+_cache: dict[tuple, tuple[weakref.ref, Tables]] = {}
 
 
-def tables_of(lexicon) -> Tables:
-    """The compact trie of `lexicon`, made once per open lexicon."""
-    key = id(lexicon)
+def tables_of(lexicon, rules) -> Tables:
+    """The compact trie of `lexicon` under `rules`, made once per open lexicon and rule set."""
+    key = id(lexicon), rules
     hit = _cache.get(key)
     if hit is not None and hit[0]() is lexicon:
         return hit[1]
+    worst = max(p for _, p in rules.points)
+    if worst > POINTS_MASK:
+        raise DawgError(f"rules {rules.name}: a word scores up to {worst} points; a proof takes rules whose words "
+                        f"score at most {POINTS_MASK}")
     trie = lexicon.as_trie()
-    tables = _from_trie(lexicon, trie.nodes, trie.layout) if trie is not None else _from_words(lexicon)
+    tables = _from_trie(lexicon, trie.nodes, trie.layout, rules) if trie is not None else _from_words(lexicon, rules)
     _cache[key] = (weakref.ref(lexicon, lambda _, key=key: _cache.pop(key, None)), tables)
     return tables
 
 
-def _spelled_points(lengths: np.ndarray) -> np.ndarray:
-    table = np.array([points(n) for n in range(int(lengths.max(initial=0)) + 1)], np.int32)
-    return table[lengths]
-
-
-def _from_trie(lexicon, nodes: np.ndarray, layout: NodeLayout) -> Tables:
+def _from_trie(lexicon, nodes: np.ndarray, layout: NodeLayout, rules) -> Tables:
     first, mask, eow = layout.split(nodes)
     count = len(first)
     parent = np.zeros(count, np.int64)
-    step = np.zeros(count, np.int64)  # letters a node adds to a word: 2 for Qu
+    step = np.zeros(count, np.int64)  # letters a node adds to a word as the rules count them: 2 for Qu, or 1
+    code_lengths = rules.code_lengths(lexicon.charset)
     for letter in range(len(lexicon.charset)):
         has = np.flatnonzero((mask >> letter) & 1)
         kid = first[has] + np.bitwise_count(mask[has] & ((1 << letter) - 1)).astype(np.int64)
         parent[kid] = has
-        step[kid] = len(lexicon.charset.face(letter))
+        step[kid] = code_lengths[letter]
     length = np.zeros(count, np.int64)
     for _ in range(int(lexicon.max_length) + 1):  # a fixed point, one level deeper each time
         length[1:] = length[parent[1:]] + step[1:]
-    pts = np.where(eow == 1, _spelled_points(length), 0).astype(np.int64)
+    card = np.maximum(rules.card(int(length.max(initial=0))), 0)
+    pts = np.where(eow == 1, card[length], 0).astype(np.int64)
     return _tables(first, mask, pts, wide_of(len(lexicon.charset)))
 
 
@@ -89,7 +92,7 @@ def _tables(first: np.ndarray, mask: np.ndarray, pts: np.ndarray, wide: int) -> 
     return Tables(np.ascontiguousarray(nodes), wide)
 
 
-def _from_words(lexicon) -> Tables:
+def _from_words(lexicon, rules) -> Tables:
     kids: list[dict[int, int]] = [{}]
     pts = [0]
     for word, _ in lexicon.numbered_words():
@@ -101,7 +104,7 @@ def _from_words(lexicon) -> Tables:
                 kids.append({})
                 pts.append(0)
             node = nxt
-        pts[node] = points(lexicon.charset.spelled_length(word))
+        pts[node] = rules.word_points(rules.word_length(lexicon.charset, lexicon.charset.unfold(word)))
     # renumber breadth first so that each node's children are contiguous, in letter order
     order, new = [0], {0: 0}
     for old in order:

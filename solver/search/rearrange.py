@@ -44,7 +44,7 @@ def spellable_words(scorer: Scorer, multiset: list[int]) -> list[Found]:
     board = codes_to_board(np.array(multiset), lex.charset, Shape(1, cells))
     every = (1 << cells) - 1
     touching = [every & ~(1 << cell) for cell in range(cells)] + [every]
-    return solve_one(lex.walk, lex.python_inputs, board, lex.charset, False, True, touching)[2]
+    return solve_one(lex.walk, lex.python_inputs, board, lex.charset, scorer.rules, False, True, touching)[2]
 
 
 def pair_worth(scorer: Scorer, multiset: list[int]) -> np.ndarray:

@@ -13,8 +13,10 @@ const game = {
   lexicons: [],       // GET /api/lexicons' lexicons, each with its language and the dice that fit it
   cells: 0,           // the server's limit on a board's cells
   offered: [],        // the dice sets in the dice menu (DiceOut), by the options' values
+  ruleSets: [],       // GET /api/lexicons' rules: the rules menu
   board: null,        // the roll's board (BoardOut)
   lexicon: null,
+  rules: null,        // the round's rule set's name
   words: [],          // what the player entered, in order
   playing: false,
   deadline: 0,
@@ -167,6 +169,7 @@ async function newRound(seed) {
     const rolled = await api(`/api/roll?${query}`);  // the dice fit the lexicon: every cell is one of its letters
     game.board = rolled.boards[0];
     game.lexicon = rolled.lexicon;
+    game.rules = $("rules").value;  // a round keeps the rules it started with
     $("origin").textContent = `${rolled.dice} dice, seed ${rolled.seed}`;
   } catch (err) {
     showError(err);
@@ -199,7 +202,7 @@ function submit(text) {
 }
 
 async function judge(words) {
-  const result = await api("/api/round", {board: game.board.board, lexicon: game.lexicon, words});
+  const result = await api("/api/round", {board: game.board.board, lexicon: game.lexicon, rules: game.rules, words});
   const verdict = result.verdicts[result.verdicts.length - 1];
   const answer = $("answer");
   answer.className = verdict.verdict === "accepted" ? "accepted" : "rejected";
@@ -225,8 +228,8 @@ async function finish() {
   endTrace();
   await game.judging;
   try {
-    const result = await api("/api/round", {board: game.board.board, lexicon: game.lexicon, words: game.words,
-                                             finished: true});
+    const result = await api("/api/round", {board: game.board.board, lexicon: game.lexicon, rules: game.rules,
+                                             words: game.words, finished: true});
     showSummary(result.summary);
   } catch (err) {
     showError(err);
@@ -274,6 +277,13 @@ function chosenDice() {
   return game.offered[Number($("dice").value)];
 }
 
+// The rules menu: the server's rule sets; `wanted` (a name) is chosen if served, else the lexicon's own.
+function offerRules(wanted) {
+  const names = game.ruleSets.map((r) => r.name);
+  fill($("rules"), game.ruleSets.map((r) => [r.name, `${r.title} (${r.min_length}+ letters)`]),
+       names.includes(wanted) ? wanted : chosenLexicon().rules);
+}
+
 // The dice menu: the sets that fit the chosen lexicon and the server's board limit; `wanted` (a name)
 // is chosen if offered, else the lexicon's default set.
 function offerDice(wanted) {
@@ -285,7 +295,7 @@ function offerDice(wanted) {
 }
 
 async function start() {
-  const asked = new URLSearchParams(location.search);  // ?lexicon=NAME&dice=NAME&seed=N: the first round's
+  const asked = new URLSearchParams(location.search);  // ?lexicon=NAME&dice=NAME&rules=NAME&seed=N: the first round's
   try {
     const info = await api("/api/lexicons");
     game.lexicons = info.lexicons;
@@ -295,6 +305,8 @@ async function start() {
     if (!chosenLexicon()) $("lexicon").value = info.default;
     $("lexicon-choice").hidden = info.lexicons.length < 2;
     offerDice(asked.get("dice"));
+    game.ruleSets = info.rules;
+    offerRules(asked.get("rules"));
   } catch (err) {
     showError(err);
     return;

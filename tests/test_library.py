@@ -1,0 +1,95 @@
+"""The library at the top of the package (`import boggle_dawg`): docs/extending.md's example runs as written,
+the names are typed and load on first use, and bad arguments are ParameterErrors."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import boggle_dawg
+from boggle_dawg.solver.errors import ParameterError
+from boggle_dawg.solver.lexicon import read_manifest
+
+from support import REPO, assert_clean_error, run_cli
+
+
+def _example() -> str:
+    page = (REPO / "docs" / "extending.md").read_text()
+    section = page[page.index("## The library"):page.index("## Python API")]
+    block = re.search(r"((?:    .*\n|\n(?=    ))+)", section)[1]
+    return "\n".join(line[4:] for line in block.splitlines())
+
+
+def test_the_documented_example_runs_as_written(tmp_path):
+    """Run in a folder of its own (it builds into build/mine) with a fresh cache for the default lexicon."""
+    code = _example().replace("boggle_dawg.default_lexicon()", "assert boggle_dawg.default_lexicon().word_count")
+    lines = [line.split("  #")[0].rstrip() for line in code.splitlines()]
+    checks = ["assert solution.score == 4",
+              "assert [(f.word, f.points) for f in solution.words][:2] == [('cats', 1), ('tact', 1)]",
+              "assert boggle_dawg.solve('cats/tact/xxxx/xxxx', lex, rules='big').score == 2",
+              "assert boggle_dawg.solve('cats/tact/xxxx/xxxx', lex, rules=house).score == 4"]
+    proc = subprocess.run([sys.executable, "-c", "\n".join(lines + checks)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "BOGGLE_DAWG_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "build" / "mine" / "manifest.msgpack").is_file()
+
+
+def test_import_loads_nothing_heavy_and_names_load_on_first_use():
+    code = ("import sys, boggle_dawg; assert 'numpy' not in sys.modules, 'numpy'; "
+            "assert 'boggle_dawg.api' not in sys.modules; boggle_dawg.solve; assert 'boggle_dawg.api' in sys.modules")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert set(boggle_dawg.__all__) <= set(dir(boggle_dawg)) | set(boggle_dawg._LAZY) | {"__version__"}
+    with pytest.raises(AttributeError, match="no attribute 'nosuch'"):
+        boggle_dawg.nosuch  # noqa: B018
+    assert (REPO / "boggle_dawg" / "py.typed").is_file()
+
+
+def test_bad_arguments_are_parameter_errors(tmp_path):
+    with pytest.raises(ParameterError, match="out: needed"):
+        boggle_dawg.build_lexicon(["cat"])
+    with pytest.raises(ParameterError, match="words: must be strings"):
+        boggle_dawg.build_lexicon(["cat", 3], out=tmp_path / "x")
+    lex = boggle_dawg.build_lexicon(["cat", "cats"], out=tmp_path / "y")
+    with pytest.raises(boggle_dawg.solver.errors.DawgError, match="neither a rules file nor built-in rules"):
+        boggle_dawg.solve("cats", lex, rules="nosuch")
+
+
+def test_a_build_scores_under_the_rules_it_was_built_with(tmp_path):
+    """`dawgc build --rules` (here `build_lexicon(rules=)`) records the rules in the manifest: the lexicon
+    scores under them unless a call names others; a standard build's manifest records none."""
+    words = ["cat", "cats", "act", "tact"]
+    big = boggle_dawg.build_lexicon(words, out=tmp_path / "big", rules="big")
+    plain = boggle_dawg.build_lexicon(words, out=tmp_path / "plain")
+    assert big.rules.name == "big" and big.rules.title == "Big Boggle" and plain.rules.name == "standard"
+    assert boggle_dawg.solve("cats/tact/xxxx/xxxx", big).score == 2
+    assert boggle_dawg.solve("cats/tact/xxxx/xxxx", big, rules="standard").score == 4
+    assert big.score_many(["cats/tact/xxxx/xxxx"]).tolist() == [2]
+    assert "rules" not in read_manifest(tmp_path / "plain" / "manifest.msgpack").data
+    assert read_manifest(tmp_path / "big" / "manifest.msgpack").data["rules"]["min_length"] == 4
+
+
+def test_a_language_file_names_the_default_rules_of_its_builds(tmp_path):
+    """`rules = "big"` in a language file: its builds score under Big Boggle's rules; `dawgc build --rules`
+    overrides it, says so, and an unknown name is a usage error (exit 2)."""
+    language = tmp_path / "big-en.toml"
+    english = (REPO / "solver" / "languages" / "en.toml").read_text()
+    language.write_text(english.replace('name = "en"', 'name = "big-en"') + 'rules = "big"\n')
+    words = tmp_path / "words.txt"
+    words.write_text("cat\ncats\nact\ntact\n")
+    assert boggle_dawg.build_lexicon(words, out=tmp_path / "a", language=language).rules.name == "big"
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", str(words), "--language", str(language), "--rules", "words",
+                   "--out", str(tmp_path / "b"))
+    assert proc.returncode == 0, proc.stderr
+    assert "rules    words (3+ letters; 3+: 1)" in proc.stdout
+    assert boggle_dawg.open_lexicon(tmp_path / "b").rules.name == "words"
+    assert_clean_error(run_cli("boggle_dawg.dawgc_cli", "build", str(words), "--rules", "nosuch", "--out",
+                               str(tmp_path / "c")), "--rules: rules 'nosuch'")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(english.replace('name = "en"', 'name = "bad"') + 'rules = "house"\n')
+    with pytest.raises(boggle_dawg.solver.errors.DawgError, match="field rules: the string 'house' is not a built-in"):
+        boggle_dawg.build_lexicon(words, out=tmp_path / "d", language=bad)
