@@ -22,7 +22,7 @@ from pathlib import Path
 from .solver.board import Board
 from .solver.engine import Found
 from .solver.errors import ParameterError
-from .solver.language import DEFAULT_LANGUAGE, Language, load_language
+from .solver.language import DEFAULT_LANGUAGE, Language
 from .solver.lexicon import Lexicon, open_lexicon
 from .solver.rules import Rules, load_rules
 
@@ -49,23 +49,22 @@ def default_lexicon(format: str | None = None) -> Lexicon:
 
 
 def build_lexicon(words: str | Path | Iterable[str], out: str | Path | None = None,
-                  language: str | Path | Language = DEFAULT_LANGUAGE, charset: str | int | None = None,
+                  language: str | Path | Language | None = DEFAULT_LANGUAGE, charset: str | int | None = None,
                   max_length: int | None = None, rules: Rules | str | Path | None = None) -> Lexicon:
     """Compile a word list (a file's path) or the words themselves into every format in `out`
     (default: build/<list>-<charset>, as `dawgc build` names it) and open the result. `language`
     is a built-in language's name, a language file or a Language; `charset` keeps some of its
-    letters (a count of the ranked English letters, or the letters), by default all of them;
+    letters (a count of the ranked English letters, or the letters), by default all of them, or
+    "auto", the letters the list uses (with `language=None`, letters of another script than a-z
+    make a build of those letters alone, as `dawgc build --charset` without `--language`);
     `rules` are those the lexicon scores under unless a call names others (default: the language's)."""
     from .compiler.build import build_lexicon as build
-    from .compiler.wordlist import ListOptions
-    from .solver.charset import parse_charset
+    from .compiler.build import choose_alphabet
 
-    lang = language if isinstance(language, Language) else load_language(language)
-    letters = lang.letters if charset is None else parse_charset(charset, lang.letters).letters
-    options = ListOptions(lang)
+    options, letters = choose_alphabet(language, charset)
     chosen = None if rules is None else load_rules(rules)
     if isinstance(words, (str, Path)):
-        result = build(Path(words), lang.charset(letters), _path(out), max_length, options=options, rules=chosen)
+        result = build(Path(words), letters, _path(out), max_length, options=options, rules=chosen)
         return open_lexicon(result.out_dir)
     if out is None:
         raise ParameterError("out", "needed when the words are given as a list (no file names the build)")
@@ -76,7 +75,7 @@ def build_lexicon(words: str | Path | Iterable[str], out: str | Path | None = No
                 if not isinstance(word, str):
                     raise ParameterError("words", f"must be strings, got {type(word).__name__}")
                 fh.write(word + "\n")
-        result = build(listed, lang.charset(letters), _path(out), max_length, options=options, rules=chosen)
+        result = build(listed, letters, _path(out), max_length, options=options, rules=chosen)
     return open_lexicon(result.out_dir)
 
 

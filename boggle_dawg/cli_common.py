@@ -19,6 +19,7 @@ is a file, a pipe or the terminal.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import os
 import sys
@@ -140,6 +141,8 @@ def _prepare(command, prog: str) -> None:
     for cmd in _commands(command):
         if cmd.callback is not None:
             cmd.callback = _guard(cmd.callback)
+        if cmd.help and not cmd.short_help:  # the commands list shows its first paragraph whole, not cut at "..."
+            cmd.short_help = " ".join(inspect.cleandoc(cmd.help).split("\n\n")[0].split())
         for param in cmd.params:
             if param.param_type_name == "argument":
                 _name_argument(param)
@@ -226,8 +229,14 @@ def jobs_option(jobs: int) -> int:
     return threads
 
 
-DEVICE_HELP = ("Where boards are scored: cpu, cuda (an NVIDIA GPU; needs the cuda extra and a trie "
-               "lexicon) or auto (cuda when usable, else cpu, said on stderr).")
+def device_help() -> str:
+    """--device's help, from the backends' registry: each backend, then what auto picks."""
+    from .solver.backends import AUTO, BACKENDS
+
+    first, *others = BACKENDS
+    named = [f"{name} ({backend.about})" if backend.about else name for name, backend in BACKENDS.items()]
+    return (f"Where boards are scored: {', '.join(named)} or {AUTO} ({' or '.join(others)} when usable, else "
+            f"{first}, said on stderr).")
 
 
 def device_option(device: str) -> str:
@@ -244,19 +253,30 @@ RULES_HELP = ("Rules of play: standard (3+ letters, the classic card), big (4+ l
               "point) or a rules file (TOML, see docs/rules.md) [default: the lexicon's, else standard].")
 
 
-def rules_option(spec: str | None, default=None):
-    """The Rules that `--rules` names (`default` when not given: a lexicon's own rules); an unknown
-    name is a usage error (exit 2), a bad rules file a DawgError naming it."""
-    from .solver.rules import load_rules
-
-    if spec is None:
-        return default
+def named_or_file(flag: str, spec: str, load: Callable):
+    """`load(spec)` for an option that takes a built-in name or a file: a name that is neither is a
+    wrong option value (a usage error, exit 2), as an unknown --dice or --format is; a bad file is
+    bad input (its DawgError, exit 1)."""
     try:
-        return load_rules(spec)
+        return load(spec)
     except DawgError as err:
         if os.path.lexists(spec):
             raise
-        raise UsageError(f"--rules: {err}") from None
+        raise UsageError(f"{flag}: {err}") from None
+
+
+def rules_option(spec: str | None, default=None):
+    """The Rules that `--rules` names (`default` when not given: a lexicon's own rules)."""
+    from .solver.rules import load_rules
+
+    return default if spec is None else named_or_file("--rules", spec, load_rules)
+
+
+def language_option(spec: str):
+    """The Language that `--language` names: a built-in language or a language file."""
+    from .solver.language import load_language
+
+    return named_or_file("--language", spec, load_language)
 
 
 def workers_label(backend: str, jobs: int) -> str:

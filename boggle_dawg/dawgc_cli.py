@@ -8,14 +8,14 @@ from pathlib import Path
 
 import typer
 
-from .cli_common import HELP_OPTIONS, StatusLine, rules_option, run_cli
-from .compiler.build import build_lexicon
+from .cli_common import HELP_OPTIONS, StatusLine, language_option, rules_option, run_cli
+from .compiler.build import build_lexicon, choose_alphabet
 from .compiler.verify import describe, verify
-from .compiler.wordlist import INPUT_FORMATS, ListOptions
+from .compiler.wordlist import INPUT_FORMATS
 from .compiler.writers import WRITERS
-from .solver.charset import parse_charset, upper
+from .solver.charset import upper
 from .solver.formats import format_help
-from .solver.language import DEFAULT_LANGUAGE, builtin_language_names, load_language
+from .solver.language import DEFAULT_LANGUAGE, LETTERS_ALONE, builtin_language_names
 from .solver.lexicon import open_lexicon
 from .solver.rules import Rules
 
@@ -35,11 +35,18 @@ def _stages(quiet: bool):
 def build(
     wordlist: Path = typer.Argument(..., help="Word list: one word per line, gzip-compressed or not; - reads stdin."),
     charset: str | None = typer.Option(None, "--charset", "-c",
-                                       help="Letters kept: a size 1..26 (14 = JPA14) or the letters themselves "
-                                            "[default: all the language's letters]."),
-    language: str = typer.Option(DEFAULT_LANGUAGE, "--language", "-l", metavar="NAME|FILE",
-                                 help=f"The list's language: {', '.join(builtin_language_names())} or a "
-                                      f"language file (docs/languages.md)."),
+                                       help="Letters kept: a size 1..26 (14 = JPA14), the letters themselves, "
+                                            "or auto (the letters the list uses). Without --language, letters "
+                                            "of any script (ΑΒΓ..., ÁÉ...) make a build of those letters alone: "
+                                            "no folds, no tiles [default: all the language's letters]."),
+    language: str | None = typer.Option(None, "--language", "-l", metavar="NAME|FILE",
+                                        help=f"The list's language: {', '.join(builtin_language_names())} or a "
+                                             f"language file (docs/languages.md) [default: {DEFAULT_LANGUAGE}, "
+                                             f"or letters alone for --charset of other letters]."),
+    vowels: str | None = typer.Option(None, "--vowels", metavar="LETTERS",
+                                      help="The vowels of a build of letters alone, which the proof's split "
+                                           "puts in one bucket [default: those whose base letter is a Latin, "
+                                           "Greek or Cyrillic vowel; else the first letter]."),
     input_format: str = typer.Option("plain", "--input-format", metavar="|".join(INPUT_FORMATS),
                                      help="plain: one word a line; tanglet: Tanglet's words files (the game "
                                           "form, then the word as written)."),
@@ -57,11 +64,10 @@ def build(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
 ) -> None:
     """Build all three formats and a manifest from a word list."""
-    lang = load_language(language)
-    letters = lang.letters if charset is None else parse_charset(charset, lang.letters).letters
-    options = ListOptions(lang, input_format, lenient)
+    lang = None if language is None else language_option(language)
+    options, letters = choose_alphabet(lang, charset, vowels, input_format, lenient)
     chosen = rules_option(rules)
-    result = build_lexicon(wordlist, lang.charset(letters), out, max_length, _stages(quiet or as_json), options, chosen)
+    result = build_lexicon(wordlist, letters, out, max_length, _stages(quiet or as_json), options, chosen)
     m = result.manifest
     if as_json:
         print(json.dumps({"out_dir": str(result.out_dir), "seconds": round(result.seconds, 3), "manifest": m}, indent=2))
@@ -69,8 +75,10 @@ def build(
     dropped = ", ".join(f"{n} {reason.replace('_', ' ')}" for reason, n in m["dropped"].items() if n) or "none"
     shown = "".join(map(upper, m["charset"]))
     print(f"built {result.out_dir}/ from {wordlist} in {result.seconds:.2f} s")
-    if lang.name != DEFAULT_LANGUAGE:
-        print(f"  language {lang.name} ({lang.title})")
+    if "language" in m:
+        used = m["language"]
+        vowels = f"; vowels {''.join(map(upper, used['vowels']))}" if used["name"] == LETTERS_ALONE else ""
+        print(f"  language {used['name']} ({used['title']}{vowels})")
     if "rules" in m:
         print(f"  rules    {Rules.from_dict(m['rules'], 'manifest').describe()}")
     print(f"  charset  {shown} ({len(m['charset'])} letters)")

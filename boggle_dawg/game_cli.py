@@ -20,7 +20,16 @@ from pathlib import Path
 
 import typer
 
-from .cli_common import MAX_SECONDS, RULES_HELP, UsageError, cli_lexicon, finite_option, plural, rules_option
+from .cli_common import (
+    MAX_SECONDS,
+    RULES_HELP,
+    UsageError,
+    cli_lexicon,
+    finite_option,
+    language_option,
+    plural,
+    rules_option,
+)
 from .program import PROG
 from .solver.board import Board, Shape, parse_size
 from .solver.charset import Charset, upper
@@ -29,7 +38,8 @@ from .solver.dice_sets import roll as roll_dice
 from .solver.errors import DawgError
 from .solver.formats import format_help
 from .solver.game import Outcome, Round, Summary, Verdict
-from .solver.language import DEFAULT_LANGUAGE, builtin_language_names, load_language
+from .solver.language import DEFAULT_LANGUAGE, builtin_language_names
+from .solver.lexicon import Lexicon
 from .solver.rules import DEFAULT_RULES, MAX_MIN_LENGTH
 
 WIDTH = 79  # columns for word lists in the summary
@@ -65,13 +75,15 @@ def roll(
     list_sets: bool = typer.Option(False, "--list", help="List the built-in dice sets and exit."),
     language: str = typer.Option(DEFAULT_LANGUAGE, "--language", "-l", metavar="NAME|FILE",
                                  help=f"The dice's language ({', '.join(builtin_language_names())} or a file): "
-                                      f"its tiles say what a lone Q is (Qu in English, Q in Polish)."),
+                                      f"its tiles say what a lone Q is (Qu in English, Q in Polish); without --dice, its "
+                                      f"own dice where it names them (cs, el, he, hu, pt, pt-br: Debian's tanglet-data)."),
 ) -> None:
     """Shake dice into boards, printed in board notation (pipe them into `--boards -`)."""
     if list_sets:
         _list_dice()
         return
-    dice_set, shape = _dice_and_shape(dice, size, load_language(language).charset())
+    lang = language_option(language)
+    dice_set, shape = _dice_and_shape(dice or lang.dice(), size, lang.charset())
     chosen = random_seed() if seed is None else seed
     boards = roll_dice(dice_set, shape, chosen, count)
     if seed is None:
@@ -190,15 +202,22 @@ def run_round(round_: Round, seconds: float, as_json: bool) -> tuple[Summary, st
     return round_.summary(), reason
 
 
-def _check_letters(board: Board, charset: Charset, rolled: bool) -> None:
+def _check_letters(board: Board, lex: Lexicon, rolled: bool) -> None:
     """Refuse a board with letters the lexicon cannot hold: none of its words could use those
-    cells, and a player would look for them in vain."""
+    cells, and a player would look for them in vain. The advice is in the lexicon's terms: letters
+    of its language call for a build of all of them, other letters for a board or dice in it."""
+    charset, language = lex.charset, lex.language
     used = "".join(charset.symbol_of(face) for face in board.faces)
     if charset.outside(used):
-        missing = ", ".join(sorted({upper(ch) for ch in used if ch not in charset}))
+        foreign = sorted({ch for ch in used if ch not in charset})
         where = "the dice rolled" if rolled else "the board has"
-        raise DawgError(f"board {board.notation} ({where} {missing}) {charset.foreign()}; play with a lexicon "
-                        f"of every letter (e.g. built with --charset 26) and dice of its language (--dice FILE)")
+        if set(foreign) <= set(language.letters):
+            advice = f"play with a lexicon of every letter of {language.title} (dawgc build without --charset)"
+        else:
+            advice = (f"{'it is not a letter' if len(foreign) == 1 else 'they are not letters'} of {language.title} "
+                      f"({language.name}): play a board in its letters, or dice of that language (--dice FILE)")
+        raise DawgError(f"board {board.notation} ({where} {', '.join(map(upper, foreign))}) {charset.foreign()}; "
+                        f"{advice}")
 
 
 def play(
@@ -235,7 +254,7 @@ def play(
         dice_name = dice_set.name
         seed = random_seed() if seed is None else seed
         board = next(roll_dice(dice_set, shape, seed))
-    _check_letters(board, lex.charset, rolled=dice_name is not None)
+    _check_letters(board, lex, rolled=dice_name is not None)
     chosen = rules_option(rules, lex.rules)
     chosen = chosen if min_length is None else chosen.with_min_length(min_length)
     round_ = Round(board, lex.words(board, rules=chosen), chosen, lex.language)

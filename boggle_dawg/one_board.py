@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cli_common import cli_lexicon, lone_path_error, plural, rules_option
+from .cli_common import UsageError, cli_lexicon, lone_path_error, plural, rules_option
+from .program import PROG, near_command
 from .solver.board import Board, Shape, blank_foreign, parse_board
+from .solver.charset import ENGLISH_CHARSET, Charset, upper
 from .solver.errors import DawgError
 from .solver.lexicon import Lexicon
 from .solver.rules import DEFAULT_RULES, Rules
@@ -53,10 +55,29 @@ def _lone_argument_is_board(text: str, shape: Shape | None) -> Board:
     """`dawg-solve ARG`: ARG is a board whenever it reads as one, even if a file has that name."""
     try:
         return parse_board(text, shape)
-    except DawgError:
+    except DawgError as err:
         if Path(text).exists():
             raise lone_path_error(text, "a BOARD (or --boards PATH)") from None
-        raise
+        command = near_command(text)
+        if command:
+            raise UsageError(f"{err} (or did you mean '{PROG} {command}'?)") from None
+        raise _foreign_or(err, text, ENGLISH_CHARSET) from None  # the shipped lexicon's letters
+
+
+def _foreign_or(err: DawgError, text: str, charset: Charset) -> DawgError:
+    """The error for a board that does not parse: its letters outside `charset` when it has any
+    ('жизнь' is 5 cells, not square, but for English what is wrong is its letters), else `err`."""
+    foreign = sorted({upper(ch) for ch in text.lower() if ch.isalpha() and ch not in charset})
+    return DawgError(f"board {text!r} {charset.foreign()}: {', '.join(foreign)}") if foreign else err
+
+
+def _lexicon_file(text: str) -> Path:
+    """FILE of `dawg-solve FILE BOARD`; a missing one named like a command is taken for its typo."""
+    path = Path(text)
+    command = None if path.exists() else near_command(text)
+    if command:
+        raise UsageError(f"{text}: no such file or directory, nor a command (did you mean '{PROG} {command}'?)")
+    return path
 
 
 def solve_board(args: list[str], shape: Shape | None, fmt: str | None, words: bool, paths: bool, as_json: bool,
@@ -68,8 +89,13 @@ def solve_board(args: list[str], shape: Shape | None, fmt: str | None, words: bo
         board = _lone_argument_is_board(args[0], shape)
         lex = cli_lexicon(None, fmt)
     else:
-        parse_board(args[1], shape)  # a malformed board is reported before the lexicon is opened
-        lex = cli_lexicon(Path(args[0]), fmt)
+        file = _lexicon_file(args[0])
+        try:
+            parse_board(args[1], shape)  # a malformed board is reported before the lexicon is opened...
+        except DawgError as err:
+            lex = cli_lexicon(file, fmt)  # ...in its terms when the lexicon lacks its letters
+            raise _foreign_or(err, lex.board_text(args[1]), lex.charset) from None
+        lex = cli_lexicon(file, fmt)
         board = lex.board(args[1], shape)  # read with the lexicon's tiles and letter folds
     if backend != "cpu":
         from .solver.backends import check_backend

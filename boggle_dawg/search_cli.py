@@ -16,11 +16,11 @@ from pathlib import Path
 import typer
 
 from .cli_common import (
-    DEVICE_HELP,
     MAX_SECONDS,
     RULES_HELP,
     UsageError,
     cli_lexicon,
+    device_help,
     device_option,
     finite_option,
     jobs_option,
@@ -127,7 +127,7 @@ def search(
     target: int | None = typer.Option(None, "--target", help="Stop once a board scores this much."),
     seed: int | None = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Scoring threads (0 = all cores); never changes results."),
-    device: str = typer.Option("cpu", "--device", help=DEVICE_HELP + " Never changes results."),
+    device: str = typer.Option("cpu", "--device", help=device_help() + " Never changes results."),
     top: int = typer.Option(10, "--top", "-k", help="How many distinct boards to report."),
     alphabet: str | None = typer.Option(None, "--alphabet", help="Letters to use [default: the lexicon's "
                                            "charset]; 'q' is the Qu die."),
@@ -262,7 +262,7 @@ def rearrange(
     target: int | None = typer.Option(None, "--target", help="Stop once an arrangement scores this much."),
     seed: int | None = typer.Option(None, "--seed", help="Random seed [default: a fresh one, printed]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Scoring threads (0 = all cores); never changes results."),
-    device: str = typer.Option("cpu", "--device", help=DEVICE_HELP + " Never changes results."),
+    device: str = typer.Option("cpu", "--device", help=device_help() + " Never changes results."),
     pool: int | None = typer.Option(None, "--pool", help=_pool_help(REARRANGE_METHODS) + _POOL_LIMIT),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help()),
     as_json: bool = typer.Option(False, "--json", help="One JSON object: arrangement, score, words."),

@@ -18,11 +18,11 @@ import typer
 
 from .batch import score_stream
 from .cli_common import (
-    DEVICE_HELP,
     HELP_OPTIONS,
     RULES_HELP,
     UsageError,
     cli_lexicon,
+    device_help,
     device_option,
     jobs_option,
     rules_option,
@@ -65,7 +65,7 @@ def solve(
     strict: bool = typer.Option(False, "--strict", help="--boards: stop at the first bad line [default: report "
                                                         "each bad line, score the rest, exit 1 at the end]."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Threads for --boards (0 = all cores)."),
-    device: str = typer.Option("cpu", "--device", help=DEVICE_HELP + " One board is walked on the CPU "
+    device: str = typer.Option("cpu", "--device", help=device_help() + " One board is walked on the CPU "
                                                                      "either way, once the device is checked."),
     skip_foreign: bool = typer.Option(False, "--skip-foreign",
                                       help="Treat letters outside the lexicon's charset as blank cells "

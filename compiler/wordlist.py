@@ -8,13 +8,16 @@ in `Lexicon_14.txt`) and repeated words. Every word is read in its game form
 (`Language.game_form`: NFC, lower case, the language's folds).
 
 Two input formats (`input_format`): "plain", one word a line; "tanglet", the
-`words` files of the Tanglet game: the first column is the game's own
-folded form and any further columns are the word as written ("AALAEHNLICH
-aalähnlich"). A Tanglet line's words are the game forms of its written columns
-(so a language that keeps letters the game folded, such as de-umlauts, reads
-them), or of its first column when it has no other. The format is an option,
-not a guess: a line of several words is a phrase in one list and one word's
-spellings in another.
+`words` files of the Tanglet game, read as Tanglet reads them (its
+src/trie.cpp): the first column, upper case, is the word the game plays, and
+any further columns only spellings it displays ("AALAEHNLICH aalähnlich";
+Russian "ВТО ОЧИТЬ" plays ВТО). The format is an option, not a guess: a line
+of several words is a phrase in one list and one word's spellings in another.
+
+The language may be left out (`ListOptions.language` None: a build of letters
+alone, `--charset auto` without `--language`): then any letter is a letter, with
+no folds, and the language is made after reading from the letters the list
+uses (English where they are all a-z, else `letters_alone`).
 
 Anything else (binary data, digits, punctuation, letters outside the
 language, two words on a plain line, a control character such as a form feed,
@@ -53,10 +56,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..solver.charset import Charset, upper
+from ..solver.charset import ALPHABET, MAX_LETTERS, Charset, upper
 from ..solver.errors import DawgError, ParameterError, reading
 from ..solver.formats.common import HEADER
-from ..solver.language import ENGLISH, Language
+from ..solver.language import ENGLISH, Language, game_form, letters_alone
 
 MIN_LENGTH = 3
 MAX_WORD_LETTERS = int(np.iinfo(HEADER["max_length"]).max)  # 255: one header byte
@@ -85,14 +88,19 @@ class WordList:
     words: list[str]
     dropped: dict[str, int] = field(default_factory=dict)
     max_length: int = 0  # longest kept word, in letters (qu = 2)
+    charset: Charset = field(default_factory=ENGLISH.charset)  # the lexicon's: as asked, or the letters used
+    language: Language = ENGLISH  # as asked, or made from the letters used
 
 
 @dataclass
 class Entries:
-    """A list file's words in game form, in file order, with its line count, SHA-256 and size
-    (of the bytes as given, compressed or not), and the bad lines dropped, by reason."""
+    """A list file's distinct words in game form, in the order first met, how many entries it held in
+    all (a word listed twice counts twice), its line count, SHA-256 and size (of the bytes as given,
+    compressed or not), and the bad lines dropped, by reason. Memory grows with the distinct words,
+    not with the file: ten million copies of one word keep one."""
 
     words: list[str]
+    count: int
     lines: int
     sha256: str
     size: int
@@ -101,11 +109,13 @@ class Entries:
 
 @dataclass(frozen=True)
 class ListOptions:
-    """How a list is read: its language, its input format, and whether bad lines are dropped."""
+    """How a list is read: its language (None: letters alone, any letter, made from the letters the
+    list uses, with `vowels` or inferred ones), its input format, and whether bad lines are dropped."""
 
-    language: Language = ENGLISH
+    language: Language | None = ENGLISH
     input_format: str = "plain"
     lenient: bool = False
+    vowels: str | None = None
 
     def manifest_options(self) -> dict:
         """What the manifest's options record of these: only what differs from the default, so an
@@ -162,7 +172,8 @@ def read_entries(path: Path, max_letters: int | None = MAX_WORD_LETTERS, options
                 raise DawgError(f"{shown} line {parser.lines + 1}: longer than {MAX_LINE_BYTES} bytes, not a word")
             if not chunk:
                 raw.read_to_end()
-                return Entries(parser.words, parser.lines, raw.digest.hexdigest(), raw.size, parser.bad_lines)
+                return Entries(list(parser.words), parser.count, parser.lines, raw.digest.hexdigest(), raw.size,
+                               parser.bad_lines)
 
 
 def _read_chunk(stream, shown) -> bytes:
@@ -249,11 +260,14 @@ class _Parser:
         self.path = path
         self.max_letters = max_letters
         self.language = language = options.language
-        self.letters = frozenset(language.letters)
+        self.game_form = game_form if language is None else language.game_form
+        self.letters = None if language is None else frozenset(language.letters)  # None: any letter
         self.tanglet = options.input_format == "tanglet"
         self.lenient = options.lenient
-        self.check_proper_nouns = self.lenient and not self.tanglet and not language.capitalised_nouns
-        self.words: list[str] = []
+        nouns = language is not None and language.capitalised_nouns
+        self.check_proper_nouns = self.lenient and not self.tanglet and not nouns
+        self.words: dict[str, None] = {}  # each word once, in the order first met
+        self.count = 0  # entries, a repeated word each time
         self.bad_lines = dict.fromkeys(BAD_LINE_REASONS, 0) if self.lenient else {}
         self.lines = 0
         self.count_line_allowed = True
@@ -271,10 +285,10 @@ class _Parser:
         if max(map(len, lines), default=0) > MAX_LINE_BYTES:
             line = self.lines + 1 + next(i for i, raw in enumerate(lines) if len(raw) > MAX_LINE_BYTES)
             raise DawgError(f"{path} line {line}: longer than {MAX_LINE_BYTES} bytes, not a word")
-        folded = self.language.game_form(text)
+        folded = self.game_form(text)
         games = _split_lines(folded)  # line for line: folds keep line ends
         if self.plain_words_only(folded, games):  # the common block: a word or nothing on every line
-            self.words.extend(filter(None, games))
+            self._keep(*filter(None, games))
             self.count_line_allowed = self.count_line_allowed and not self.words
             self.lines += len(lines)
             return
@@ -299,26 +313,31 @@ class _Parser:
     def plain_words_only(self, folded: str, games: list[str]) -> bool:
         """Whether every line of a block of a plain list, in game form, is a word of the language or
         empty, within the length cap, with no proper noun to look for: then it needs no line-by-line look."""
-        if self.tanglet or self.check_proper_nouns or not self.letters.issuperset(set(folded) - _LINE_ENDS):
+        if self.tanglet or self.check_proper_nouns:
+            return False
+        letters = set(folded) - _LINE_ENDS
+        if not (self.letters.issuperset(letters) if self.letters is not None else "".join(letters).isalpha()):
             return False
         return self.max_letters is None or max(map(len, games), default=0) <= self.max_letters
 
     def _entry(self, line: str, game: str) -> None:
         """Append the word(s) of one line (as written, and in game form), or raise _BadLine."""
-        if self.tanglet:
-            columns, forms = line.split(), game.split()
-            first = 1 if len(columns) > 1 else 0
-            self.words.extend(sorted({self._word(text, form) for text, form in zip(columns[first:], forms[first:])}))
+        if self.tanglet:  # the first column is the game's word, the others only its spellings
+            self._keep(self._word(line.split()[0], game.split()[0]))
             return
         if self.count_line_allowed and line.isascii() and line.isdigit():  # a leading word count
             return
         if self.check_proper_nouns and line[0].isupper() and not line.isupper():
             raise _BadLine("proper_noun", f"{_shown(line)}: a proper noun (capital first letter)")
-        self.words.append(self._word(line, game))
+        self._keep(self._word(line, game))
+
+    def _keep(self, *words: str) -> None:
+        self.count += len(words)
+        self.words.update(dict.fromkeys(words))
 
     def _word(self, text: str, word: str) -> str:
         """`word`, the game form of `text`, if it is a word of the language; else _BadLine."""
-        if not (word.isalpha() and self.letters.issuperset(word)):
+        if not (word.isalpha() and (self.letters is None or self.letters.issuperset(word))):
             raise _bad_word(unicodedata.normalize("NFC", text), self.language)
         if self.max_letters is not None and len(word) > self.max_letters:
             raise _BadLine("too_long", f"{_shown(text)} has {len(word)} letters, more than "
@@ -339,9 +358,12 @@ def _unprintable(text: str) -> str | None:
     return f"{kind} U+{ord(bad):04X}"
 
 
-def _bad_word(word: str, language: Language) -> _BadLine:
-    """Why `word` (NFC, as written) is not a word of `language`."""
+def _bad_word(word: str, language: Language | None) -> _BadLine:
+    """Why `word` (NFC, as written) is not a word of `language` (None: of letters alone)."""
     bad = next((ch for ch in word if not ch.isalpha()), None)
+    if bad is None and language is None:  # a letter whose lower case is not one: 'İ' is 'i' and a dot above
+        bad = next(ch for ch in word if not game_form(ch).isalpha())
+        return _BadLine("other_character", f"{_shown(word)}: {bad!r} is not a letter once in lower case")
     if bad is None:
         letters = set(language.letters)
         bad = next((ch for ch in word if not letters.issuperset(language.game_form(ch))), None)
@@ -349,7 +371,8 @@ def _bad_word(word: str, language: Language) -> _BadLine:
             bad = next(ch for ch in language.game_form(word) if ch not in letters)
         return _BadLine("outside_language", f"{_shown(word)}: {bad!r} is not a letter {language.alphabet}")
     if bad in " \t":
-        return _BadLine("several_words", f"{_shown(word)}: more than one word on the line")
+        return _BadLine("several_words", f"{_shown(word)}: more than one word on the line "
+                                           f"(a Tanglet words file? --input-format tanglet reads one)")
     if not bad.isprintable():
         return _BadLine("other_character", f"{_shown(word)}: {_unprintable(bad)}")
     if bad.isdigit():
@@ -365,10 +388,10 @@ def tile_drop_reasons(charset: Charset) -> dict[str, tuple[str, str]]:
             for symbol, face in charset.tiles}
 
 
-def load_word_list(path: Path, charset: Charset, max_length: int | None = None,
+def load_word_list(path: Path, charset: Charset | None, max_length: int | None = None,
                    options: ListOptions = ListOptions()) -> WordList:
     """Read a word list as `options` say and keep the words a Boggle lexicon over `charset` (the
-    language's letters or some of them) holds."""
+    language's letters or some of them; None: the letters the list uses) holds."""
     if max_length is not None and not MIN_LENGTH <= max_length <= MAX_WORD_LETTERS:
         raise ParameterError("max_length", f"must be {MIN_LENGTH}..{MAX_WORD_LETTERS}, got {max_length}")
     source = read_entries(path, MAX_WORD_LETTERS if max_length is None else None, options)
@@ -376,12 +399,17 @@ def load_word_list(path: Path, charset: Charset, max_length: int | None = None,
     entries = source.words
     if not entries:
         raise DawgError(f"{shown}: no words in the file")
-    spelling = options.language.charset()  # tiles are the language's, whatever letters the charset keeps
+    language = options.language
+    if charset is None or language is None:
+        used = set("".join(entries))
+        language = language or _language_of(used, options.vowels, shown)
+        charset = charset or language.charset("".join(sorted(used)))
+    spelling = language.charset()  # tiles are the language's, whatever letters the charset keeps
     tiles = tile_drop_reasons(spelling)
     dropped = {**source.bad_lines, **dict.fromkeys(("duplicate", "too_short", *tiles, "outside_charset", "too_long"), 0)}
     # each rule in turn over the words the rules before it kept (a word counts under its first rule)
-    unique = list(dict.fromkeys(entries))
-    dropped["duplicate"] = len(entries) - len(unique)
+    unique = entries  # read once each
+    dropped["duplicate"] = source.count - len(unique)
     words = [(w, w) for w in unique if len(w) >= MIN_LENGTH]  # (spelled, folded)
     dropped["too_short"] = len(unique) - len(words)
     if tiles:
@@ -390,7 +418,7 @@ def load_word_list(path: Path, charset: Charset, max_length: int | None = None,
             alone = [pair for pair in words if pair[1].count(symbol) != pair[0].count(face)]
             dropped[reason] = len(alone)
             words = [pair for pair in words if pair[1].count(symbol) == pair[0].count(face)] if alone else words
-    if not set(charset.letters) >= set(options.language.letters):
+    if not set(charset.letters) >= set(language.letters):
         allowed = frozenset(charset.letters)
         inside = [pair for pair in words if allowed.issuperset(pair[1])]
         dropped["outside_charset"] = len(words) - len(inside)
@@ -405,8 +433,18 @@ def load_word_list(path: Path, charset: Charset, max_length: int | None = None,
         reasons = ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in dropped.items() if n)
         raise DawgError(f"{shown}: no words left for charset {''.join(map(upper, charset.letters))} ({reasons})")
     kept = sorted_in_code_order(kept, charset)
-    return WordList(path=path, sha256=source.sha256, size=source.size, lines=source.lines, entries=len(entries),
-                    words=kept, dropped=dropped, max_length=longest)
+    return WordList(path=path, sha256=source.sha256, size=source.size, lines=source.lines, entries=source.count,
+                    words=kept, dropped=dropped, max_length=longest, charset=charset, language=language)
+
+
+def _language_of(used: set[str], vowels: str | None, shown) -> Language:
+    """The language of a list read without one: English where its letters are all a-z (and no vowels
+    are given), else its letters alone, in code point order."""
+    if used <= set(ALPHABET) and vowels is None:
+        return ENGLISH
+    if len(used) > MAX_LETTERS:
+        raise DawgError(f"{shown}: uses {len(used)} letters, more than the {MAX_LETTERS} a lexicon can hold")
+    return letters_alone("".join(used), vowels, f"{shown}: the letters it uses")
 
 
 def sorted_in_code_order(words: list[str], charset: Charset) -> list[str]:

@@ -55,12 +55,13 @@ class Shape:
         `shape` otherwise)."""
         if isinstance(value, Shape):
             return value
-        rows = cols = None
+        pair = None
         if not isinstance(value, str):  # "14" is no (rows, cols) pair
             with suppress(TypeError, ValueError):
-                rows, cols = (int(v) for v in value)
-        if rows is None:
+                pair = tuple(int(v) for v in value)
+        if pair is None or len(pair) != 2:
             raise ParameterError("shape", f"{value!r} is not a Shape or a (rows, cols) pair")
+        rows, cols = pair
         if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
             raise ParameterError("shape", f"{rows}x{cols} is outside 1x1 .. {MAX_SIDE}x{MAX_SIDE}")
         return cls(rows, cols)
@@ -329,11 +330,11 @@ def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
         except BoardError as err:
             err.index = items[err.index][0]  # its position among `texts`
             raise
-        indices = np.array([i for i, _ in items], np.int64)
+        where = np.array([i for i, _ in items], np.int64)
         if size in groups:
-            old_indices, old_codes = groups[size]
-            indices, codes = np.concatenate([old_indices, indices]), np.concatenate([old_codes, codes])
-        groups[size] = (indices, codes)
+            old_where, old_codes = groups[size]
+            where, codes = np.concatenate([old_where, where]), np.concatenate([old_codes, codes])
+        groups[size] = (where, codes)
     return groups
 
 

@@ -63,12 +63,14 @@ MAX_CODES = 62        # letter codes 0..61: letter masks stay below the int64 si
 
 
 def popcount(x):
-    """Set bits of a non-negative int (numba: compiled to the CPU's popcount)."""
-    return x.bit_count()
+    """Set bits of a non-negative int (numba: compiled to the CPU's popcount); int() for a numpy
+    integer, what kernels run in CPython (NUMBA_DISABLE_JIT=1) read from arrays."""
+    return int(x).bit_count()
 
 
 def lowest_bit(x):
-    """Index of the lowest set bit of a non-zero int (numba: count trailing zeros)."""
+    """Index of the lowest set bit of a non-zero int (numba: count trailing zeros); int() as for popcount."""
+    x = int(x)
     return (x & -x).bit_length() - 1
 
 

@@ -12,6 +12,7 @@ A language is a small TOML file (the built-in ones are in solver/languages/;
     vowels = "aeiou"                 # the proof's default split puts these in one bucket
     capitalised_nouns = true         # optional: a capital letter does not make a proper noun
     rules = "big"                    # optional: the rules its builds score under (solver/rules.py)
+    dice = { file = "/usr/share/tanglet/gamedata/hu/dice", package = "tanglet-data" }  # optional: its own
 
 A word's game form (`game_form`) is its NFC form in lower case, with the folds
 applied, then Unicode case folding for anything left (ſ -> s, ligatures) and
@@ -31,20 +32,27 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 
-from .charset import MAX_LETTERS, Charset, letter_problem, tiles_problem
-from .errors import DawgError
+from .charset import MAX_LETTERS, Charset, letter_problem, tiles_problem, upper
+from .errors import DawgError, ParameterError
 from .rules import DEFAULT_RULES, builtin_rules_names
 from .schema import shown
 from .toml_file import named_file, read_toml
 
 DEFAULT_LANGUAGE = "en"
+LETTERS_ALONE = "letters"  # the name a build of letters alone (no language file) records
+# The vowels of the Latin, Greek and Cyrillic scripts: a letter of a build of letters alone is a vowel
+# when its base letter (the first code point of its NFD form: 'á' -> 'a', 'ő' -> 'o') is one of them.
+# Cyrillic й and ў are consonants built on и and у.
+VOWEL_BASES = frozenset("aeiouyæøœ" "αεηιουω" "аеиоуыэюяіє")
+NOT_VOWELS = frozenset("йў")
 MAX_LANGUAGE_BYTES = 64 << 10  # a language file is a dozen lines
 NAME_PATTERN = r"[a-z][a-z0-9_-]{0,39}"
 MAX_TITLE = 200  # characters
 MAX_FOLDS = 1000
 MAX_FOLD_LETTERS = 8  # what one letter folds to
 _NAME = re.compile(NAME_PATTERN)
-_FIELDS = {"name", "title", "letters", "tiles", "folds", "vowels", "capitalised_nouns", "rules"}
+_FIELDS = {"name", "title", "letters", "tiles", "folds", "vowels", "capitalised_nouns", "rules", "dice"}
+_DICE_FIELDS = {"file", "package"}
 
 
 def _directory() -> Path:
@@ -69,6 +77,19 @@ class Language:
     capitalised_nouns: bool = False
     rules: str = DEFAULT_RULES  # a built-in rule set's name: what its builds score under by default
     source: str = field(default="", compare=False)
+    # its own dice (a file another package may ship, named for the error when it is missing): what
+    # `roll --language` rolls; not a property of a lexicon, so no manifest records it
+    dice_file: str = field(default="", compare=False)
+    dice_package: str = field(default="", compare=False)
+
+    def dice(self) -> str | None:
+        """The language's own dice file, None where it names none; a DawgError naming the package
+        that ships it where the file is missing."""
+        if not self.dice_file or Path(self.dice_file).is_file():
+            return self.dice_file or None
+        hint = f": install the {self.dice_package} package (apt-get install {self.dice_package})" \
+            if self.dice_package else ""
+        raise DawgError(f"{self.source}: the dice of {self.title}, {self.dice_file}, not found{hint}")
 
     @cached_property
     def _fold_table(self) -> dict[int, str]:
@@ -76,11 +97,7 @@ class Language:
 
     def game_form(self, word: str) -> str:
         """The word as the game spells it: NFC, lower case, folds, case folding (tiles not yet folded)."""
-        lowered = unicodedata.normalize("NFC", word).lower()
-        if self.folds:
-            lowered = lowered.translate(self._fold_table)
-        lowered = lowered.casefold()
-        return lowered if lowered.isascii() else unicodedata.normalize("NFC", lowered)
+        return game_form(word, self._fold_table)
 
     def charset(self, letters: str | None = None) -> Charset:
         """The charset of all the language's letters, or of some of them, in the language's order."""
@@ -90,6 +107,8 @@ class Language:
     @property
     def alphabet(self) -> str:
         """How messages name the alphabet: 'A-Z' for a-z, else the title."""
+        if self.name == LETTERS_ALONE:
+            return f"of the letters {''.join(map(upper, self.letters))}"
         return "A-Z" if self.letters == "abcdefghijklmnopqrstuvwxyz" else f"of {self.title}"
 
     def manifest_section(self) -> dict:
@@ -103,6 +122,35 @@ class Language:
     def from_manifest(cls, section: dict, where: str) -> Language:
         """The language a manifest records (`where` names it in errors)."""
         return _parse(section, where)
+
+
+def game_form(word: str, folds: dict[int, str] | None = None) -> str:
+    """`word` in NFC, lower case, with `folds` (a str.translate table) applied, then case folding:
+    a language's game form, and with no folds that of a build of letters alone."""
+    lowered = unicodedata.normalize("NFC", word).lower()
+    if folds:
+        lowered = lowered.translate(folds)
+    lowered = lowered.casefold()
+    return lowered if lowered.isascii() else unicodedata.normalize("NFC", lowered)
+
+
+def inferred_vowels(letters: str) -> str:
+    """The letters whose base letter is a Latin, Greek or Cyrillic vowel (VOWEL_BASES, less NOT_VOWELS); where none is,
+    the first letter alone, so that the proof's split still has a first bucket."""
+    return "".join(ch for ch in letters if unicodedata.normalize("NFD", ch)[0] in VOWEL_BASES
+                   and ch not in NOT_VOWELS) or letters[:1]
+
+
+def letters_alone(letters: str, vowels: str | None = None, where: str = "--charset") -> Language:
+    """The language of a build of letters alone (no language file): those letters in code point order,
+    no folds, no tiles, `vowels` or those `inferred_vowels` finds. Checked as a language file is, so
+    that a bad letter is one line naming `where`, and the build's manifest reads back."""
+    ordered = "".join(sorted(set(letters)))
+    chosen = inferred_vowels(ordered) if vowels is None else game_form(vowels)
+    if not chosen or not set(chosen) <= set(ordered) or len(set(chosen)) != len(chosen):
+        raise ParameterError("vowels", f"{shown(vowels)}: distinct letters of {ordered.upper()}, at least one")
+    return _parse({"name": LETTERS_ALONE, "title": "letters alone, no folds or tiles", "letters": ordered,
+                   "tiles": [], "folds": [], "vowels": chosen}, where)
 
 
 def load_language(spec: str | Path) -> Language:
@@ -176,7 +224,12 @@ def _parse(table: dict, where: str) -> Language:
     rules = table.get("rules", DEFAULT_RULES)
     if rules not in builtin_rules_names():
         raise bad("rules", f"{shown(rules)} is not a built-in rule set ({', '.join(builtin_rules_names())})")
-    return Language(name, title, letters, tiles, folds, vowels, capitalised, rules, where)
+    dice = table.get("dice", {})
+    if not isinstance(dice, dict) or set(dice) - _DICE_FIELDS or not all(isinstance(v, str) for v in dice.values()) \
+            or ("package" in dice and "file" not in dice):
+        raise bad("dice", f"{shown(dice)} is not a table such as {{ file = \"/usr/share/x/dice\", package = \"x\" }}")
+    return Language(name, title, letters, tiles, folds, vowels, capitalised, rules, where,
+                    dice.get("file", ""), dice.get("package", ""))
 
 
 def _letters(text: str, bad) -> str:

@@ -120,14 +120,31 @@ def fields(**schema: Check) -> Check:
     def check(value, name):
         if not isinstance(value, dict):
             raise BadField(name, "a map", value)
-        out = {}
-        for key, inner in schema.items():
-            child = f"{name}.{key}" if name else key
-            if key not in value:
-                raise BadField(child, "", None, missing=True)
-            out[key] = inner(value[key], child)
-        return out
+        return _checked(schema, value, name)
     return check
+
+
+def only_fields(**schema: Check) -> Check:
+    """A map with exactly these fields, each checked: what a program wrote whole, where a field it
+    never writes means the data was edited (a checkpoint's records)."""
+    def check(value, name):
+        if not isinstance(value, dict):
+            raise BadField(name, "a map", value)
+        extra = next((key for key in value if key not in schema), None)
+        if extra is not None:
+            raise BadField(f"{name}.{extra}" if name else str(extra), "no such field (edited?)", value[extra])
+        return _checked(schema, value, name)
+    return check
+
+
+def _checked(schema: dict, value: dict, name: str) -> dict:
+    out = {}
+    for key, inner in schema.items():
+        child = f"{name}.{key}" if name else key
+        if key not in value:
+            raise BadField(child, "", None, missing=True)
+        out[key] = inner(value[key], child)
+    return out
 
 
 # A file name a reader opens inside a directory: no path, no control characters.

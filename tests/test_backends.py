@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 import numpy as np
 import pytest
 
 from boggle_dawg.solver import jit
-from boggle_dawg.solver.backends import BACKENDS, cuda_available, open_scorer, resolve_jobs
+from boggle_dawg.solver.backends import (
+    BACKENDS,
+    Backend,
+    choose_backend,
+    cuda_available,
+    devices,
+    open_scorer,
+    resolve_jobs,
+)
 from boggle_dawg.solver.backends.cpu import CpuScorer
 from boggle_dawg.solver.board import Shape, encode_texts
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.lexicon import open_lexicon
 
 from bruteforce import Reference
+from support import REPO
 
 WORDS = ["tea", "teas", "eat", "eats", "seat", "set", "sets", "test", "tests", "state", "taste", "east"]
 
@@ -93,3 +104,46 @@ def test_jobs_has_one_rule():
 def test_unknown_backend_is_named(lexicon):
     with pytest.raises(DawgError, match="backend: unknown backend 'tpu'"):
         open_scorer(lexicon, "tpu")
+
+
+# --- adding a backend: one entry in BACKENDS ----------------------------------------------------
+
+class Sevens(CpuScorer):
+    """A stand-in backend: every board scores 7."""
+
+    def score_codes(self, codes, shape, progress=None):
+        return super().score_codes(codes, shape, progress) * 0 + 7
+
+
+FAKE = Backend(Sevens, "a test's stand-in")
+
+
+def test_a_backend_is_one_entry(monkeypatch, lexicon):
+    monkeypatch.setitem(BACKENDS, "fake", FAKE)
+    monkeypatch.setitem(BACKENDS, "cuda", Backend(BACKENDS["cuda"].open, available=lambda: (False, "no GPU")))
+    assert devices() == ("cpu", "cuda", "fake", "auto")
+    assert choose_backend("fake") == ("fake", None)
+    assert choose_backend("auto") == ("fake", None)  # the first usable backend after the CPU's
+    monkeypatch.setitem(BACKENDS, "fake", Backend(Sevens, available=lambda: (False, "not today")))
+    assert choose_backend("auto") == ("cpu", "the CUDA backend cannot run: no GPU; the FAKE backend cannot run: "
+                                             "not today; scoring on the CPU")
+    with open_scorer(lexicon, "fake", 1) as scorer:
+        assert scorer.score_codes(np.zeros((3, 16), np.int64), Shape(4, 4)).tolist() == [7, 7, 7]
+
+
+def test_the_command_line_offers_a_backend_added_in_one_entry(make_lexicon):
+    """`--device` takes it and its help describes it, with nothing else changed."""
+    program = ("from boggle_dawg.solver import backends; from test_backends import FAKE; "
+               "backends.BACKENDS['fake'] = FAKE; from boggle_dawg.solve_cli import main; main()")
+
+    def dawg_solve(*args, stdin=None):
+        return subprocess.run([sys.executable, "-c", program, *args], input=stdin, capture_output=True, text=True,
+                              cwd=REPO / "tests", timeout=120)
+
+    helped = " ".join(dawg_solve("solve", "--help").stdout.split())
+    assert "cpu, cuda (an NVIDIA GPU; needs the cuda extra and a trie lexicon), fake (a test's stand-in) or auto " \
+           "(cuda or fake when usable, else cpu, said on stderr)" in helped
+    proc = dawg_solve(str(make_lexicon(WORDS)), "--boards", "-", "--device", "fake", "-q", stdin="seat\nteas\n")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "7\n7\n", "")
+    proc = dawg_solve("--boards", "-", "--device", "tpu", stdin="seat\n")
+    assert proc.returncode == 2 and "choose from cpu, cuda, fake, auto" in proc.stderr

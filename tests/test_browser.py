@@ -97,6 +97,12 @@ def test_a_round_in_the_browser(browser, server):
     assert "+" in page.text_content("#answer")
     assert page.locator("#found li").count() == 2
 
+    asked = []  # "New round" during a round asks first; dismissed, the round goes on
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.click("#new-round")
+    assert asked == ["End this round and start a new one? Its words will be lost."]
+    assert page.evaluate("game.board.board") == board and page.locator("#found li").count() == 2
+
     page.click("#end-round")
     page.locator("#end").wait_for()
     maximum = sum(w["points"] for w in answers)
@@ -114,7 +120,21 @@ def test_a_round_in_the_browser(browser, server):
     assert sorted(on_path, key=lambda c: c[1]) == [[cell, step + 1] for step, cell in enumerate(path)]
     if SCREENSHOT:
         page.screenshot(path=SCREENSHOT)
+
+    # on a phone, a word chosen low in the list brings the board, scrolled away, back into view
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    assert not board_in_view(page)
+    missed.last.click()
+    page.wait_for_function("document.querySelector('#missed-words li:last-child').classList.contains('chosen')")
+    assert board_in_view(page)
+    page.click("#new-round")  # no round running: nothing to ask
+    page.locator("#play").wait_for()
     page.close()
+
+
+def board_in_view(page) -> bool:
+    return page.evaluate("(() => { const box = document.querySelector('#grid').getBoundingClientRect(); "
+                         "return box.top >= 0 && box.bottom <= window.innerHeight; })()")
 
 
 def test_a_round_under_other_rules_from_the_menu_and_the_link(browser, server):
@@ -132,6 +152,7 @@ def test_a_round_under_other_rules_from_the_menu_and_the_link(browser, server):
     page.click("#end-round")
     page.locator("#end").wait_for()
     assert f"You scored 0 of the board's {len(answers)} points" in page.text_content("#result")
+    assert page.text_content("#your-words") == "none"  # said, not an empty list
     page.close()
 
 
@@ -156,3 +177,70 @@ def test_a_russian_round(browser, two_languages):
     page.select_option("#lexicon", index=0)  # English: its dice, not Russian ones
     assert "ru (4x4)" not in page.eval_on_selector_all("#dice option", "options => options.map(o => o.textContent)")
     page.close()
+
+
+def test_a_seed_of_many_digits_gives_its_own_board(browser, server):
+    """A link's seed is kept as its digits: 99999999999999999999999 is not 1e+23 (another board)."""
+    seed = "99999999999999999999999"
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(server + f"/?dice=classic&seed=000{seed}")
+    page.wait_for_function("document.querySelector('#origin').textContent.includes('seed')")
+    assert page.text_content("#origin") == f"classic dice, seed {seed}"
+    rolled = httpx2.get(f"{server}/api/roll", params={"dice": "classic", "seed": seed}, timeout=10).json()
+    assert page.evaluate("game.board.board") == rolled["boards"][0]["board"]
+    page.close()
+
+
+@pytest.mark.parametrize("seed", ["abc", "-1", "1.5"])
+def test_a_bad_seed_in_the_link_is_said_and_the_page_plays(browser, server, seed):
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(server + f"/?seed={seed}")
+    page.wait_for_function("document.querySelector('#origin').textContent.includes('seed')")
+    assert page.text_content("#error") == (f'The link\'s seed "{seed}" is not a whole number of 0 or more: here is '
+                                           f'a random board instead.')
+    assert page.locator("#grid .cell").count() == 16 and page.is_enabled("#word") and page.is_enabled("#end-round")
+    page.close()
+
+
+def test_the_page_loads_without_a_miss_and_fits_a_phone(browser, server):
+    """No request of a page load is refused (a browser asks for /favicon.ico unless the page names its
+    icon), and the word box's placeholder fits a phone's width whole."""
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    refused = []
+    page.on("response", lambda response: response.status >= 400 and refused.append(response.url))
+    page.goto(server + "/")
+    page.wait_for_function("document.querySelector('#origin').textContent.includes('seed')")
+    page.wait_for_load_state("networkidle")
+    assert refused == []
+    fits = page.evaluate("""(() => {
+        const input = document.querySelector('#word'), style = getComputedStyle(input);
+        const context = document.createElement('canvas').getContext('2d');
+        context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return context.measureText(input.placeholder).width <= room;
+    })()""")
+    assert fits
+    page.close()
+
+
+def test_the_dice_menu_lists_the_languages_own_set_first(browser, tmp_path):
+    """A German lexicon (letters a-z) fits the English sets too; its own, Tanglet's de, comes first."""
+    from boggle_dawg import build_lexicon
+
+    german = build_lexicon(["abend", "straße", "haus", "nase", "rose", "tasse"], out=tmp_path / "de",
+                           language="de").path
+    proc, url = start_server(str(german), "--dice", str(shared_path("lexicons", "tanglet", "de", "dice")))
+    try:
+        page = browser.new_page()
+        page.set_default_timeout(10_000)
+        page.goto(url + "/")
+        page.wait_for_function("document.querySelector('#origin').textContent.includes('seed')")
+        offered = page.eval_on_selector_all("#dice option", "options => options.map(o => o.textContent)")
+        assert offered[:2] == ["de (4x4)", "de (5x5)"] and "classic (4x4)" in offered
+        page.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -237,7 +237,7 @@ def test_verify_detects_a_different_source(tmp_path):
     (["build", "{good}", "--charset", "0"], "--charset: size must be 1..26, got 0"),
     (["build", "{good}", "--charset", "27"], "--charset: size must be 1..26, got 27"),
     (["build", "{good}", "--charset", "AABC"], "--charset: letter A repeated"),
-    (["build", "{good}", "--charset", "AB?"], "--charset: '?' not letters"),
+    (["build", "{good}", "--charset", "AB?"], "--charset: '?' is not a letter"),
     (["build", "{good}", "--out", "{good}/sub"], "cannot create output directory"),
     (["build", "{good}", "--out", "{readonly}/sub"], "permission"),
     (["verify", "{tmp}/nothing"], "no such file or directory"),

@@ -80,6 +80,11 @@ def test_a_short_option_means_one_thing_in_both_programs():
     (("roll", "--count", "many"), 2, "'many' is not a valid int"),
     (("solve", "/nowhere/lexicon", "abcd"), 1, "/nowhere/lexicon: no such file"),
     (("solve", "/nowhere/lexicon", "--boards", "-"), 1, "/nowhere/lexicon: no such file"),
+    # an unknown built-in name given to an option is a wrong option value, whichever option
+    (("roll", "--dice", "nosuch"), 2, "--dice: 'nosuch' is neither a dice file nor a built-in set"),
+    (("roll", "--language", "klingon"), 2, "--language: language 'klingon': neither a language file nor a built-in"),
+    (("solve", "abcd", "--rules", "nosuch"), 2, "--rules: rules 'nosuch': neither a rules file nor built-in rules"),
+    (("roll", "--language", "/nowhere/klingon.toml"), 2, "--language: /nowhere/klingon.toml: no such file"),
 ])
 def test_exit_status_is_2_for_usage_and_1_for_bad_input(args, status, fragment):
     proc = run_cli("boggle_dawg.dawg_solve", *args)
@@ -134,3 +139,68 @@ def test_play_refuses_letters_the_lexicon_lacks(make_lexicon):
     assert_clean_error(proc, "board zest (the board has Z) uses a letter outside the lexicon's charset")
     rolled = run_cli("boggle_dawg.dawg_solve", "play", lexicon, "--seed", "1", stdin="")
     assert_clean_error(rolled, "(the dice rolled", "uses a letter outside the lexicon's charset")
+
+
+def test_an_unknown_language_is_a_usage_error_and_a_bad_file_bad_input(tmp_path):
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", "/nowhere/words.txt", "--language", "xx")
+    assert_clean_error(proc, "--language: language 'xx': neither a language file nor a built-in language")
+    assert proc.returncode == 2
+    bad = tmp_path / "klingon.toml"
+    bad.write_text("name = 'tlh'\n")
+    proc = run_cli("boggle_dawg.dawg_solve", "roll", "--language", str(bad))
+    assert_clean_error(proc, "klingon.toml: field")
+    assert proc.returncode == 1
+
+
+def test_play_advises_in_the_lexicons_terms(tmp_path, make_lexicon):
+    from boggle_dawg import build_lexicon
+
+    russian = build_lexicon(["кот", "жизнь", "сон"], out=tmp_path / "ru", language="ru").path
+    proc = run_cli("boggle_dawg.dawg_solve", "play", str(russian), "--board", "abcd", stdin="")
+    assert_clean_error(proc, "(the board has A, B, C, D)", "they are not letters of Русский (ru): play a board in "
+                             "its letters, or dice of that language (--dice FILE)")
+    assert "--charset" not in proc.stderr
+    english = str(make_lexicon(["cats", "acts", "tacs"], charset="14"))
+    proc = run_cli("boggle_dawg.dawg_solve", "play", english, "--board", "zest", stdin="")
+    assert_clean_error(proc, "(the board has Z)", "play with a lexicon of every letter of English (dawgc build "
+                                                  "without --charset)")
+
+
+def test_a_board_in_letters_the_lexicon_lacks_names_them_before_its_shape(make_lexicon):
+    lexicon = str(make_lexicon(["cats", "acts"]))
+    for args in ([lexicon, "жизнь"], ["жизнь"]):
+        proc = run_cli("boggle_dawg.dawg_solve", *args)
+        assert_clean_error(proc, "board 'жизнь' uses a letter outside the lexicon's charset "
+                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZ: Ж, З, И, Н, Ь")
+        assert "square" not in proc.stderr and proc.returncode == 1
+    proc = run_cli("boggle_dawg.dawg_solve", lexicon, "abcde")  # its letters are fine: its shape is not
+    assert_clean_error(proc, "board 'abcde': 5 cells is not square")
+
+
+def test_a_near_command_name_gets_a_did_you_mean(make_lexicon):
+    proc = run_cli("boggle_dawg.dawg_solve", "solv", "abcd")
+    assert_clean_error(proc, "solv: no such file or directory, nor a command (did you mean 'dawg-solve solve'?)")
+    assert proc.returncode == 2
+    proc = run_cli("boggle_dawg.dawg_solve", "serch")
+    assert_clean_error(proc, "5 cells is not square", "(or did you mean 'dawg-solve search'?)")
+    proc = run_cli("boggle_dawg.dawg_solve", "/nowhere/lexicon", "abcd")  # not like a command: no guess
+    assert_clean_error(proc, "/nowhere/lexicon: no such file or directory")
+    assert "did you mean" not in proc.stderr
+
+
+def test_a_tanglet_list_read_as_plain_hints_at_the_option(tmp_path):
+    words = tmp_path / "words"
+    words.write_text("AACHENER Aachener\nABEND\n")
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", str(words), "--language", "de", "-o", str(tmp_path / "out"))
+    assert_clean_error(proc, "line 1: 'AACHENER Aachener': more than one word on the line (a Tanglet words file? "
+                             "--input-format tanglet reads one)")
+
+
+@pytest.mark.parametrize("module", PROGRAMS)
+def test_help_lists_each_command_whole(module):
+    listed = run_cli(module, "-h").stdout.split("Commands:")[1]
+    assert "..." not in listed
+    whole = {"boggle_dawg.dawgc_cli": "Check every structure and numbering; with --source, round-trip to the word list.",
+             "boggle_dawg.dawg_solve": "Serve a JSON API (solve, score, look up, roll) and the browser game at / until "
+                                       "Ctrl-C or SIGTERM."}[module]
+    assert whole in " ".join(listed.split())

@@ -635,6 +635,7 @@ def test_a_truncated_proof_checkpoint_is_resumed_and_another_refused(cluster, le
     ("boards", "x", "field record.boards: expected a list"),
     ("nodes", "1e999", "field record.nodes: expected an integer"),
     ("class_id", None, "field record.class_id: expected an integer"),
+    ("note", "added by hand", "field record.note: expected no such field (edited?)"),
 ])
 def test_a_hand_edited_proof_record_is_refused_naming_line_and_field(cluster, lexicon_dir, proof_reference, tmp_path,
                                                                       field, value, fragment):

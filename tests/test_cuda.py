@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from boggle_dawg.solver.backends import DEVICES, choose_backend, cuda_available, open_scorer
+from boggle_dawg.solver.backends import choose_backend, cuda_available, devices, open_scorer
 from boggle_dawg.solver.board import Shape, encode_texts
 from boggle_dawg.solver.errors import DawgError, ParameterError
 from boggle_dawg.solver.lexicon import open_lexicon
@@ -141,7 +141,7 @@ def test_choosing_a_device():
         assert (backend, note) == ("cuda", None)
     else:
         assert backend == "cpu" and note == f"the CUDA backend cannot run: {reason}; scoring on the CPU"
-    assert DEVICES == ("cpu", "cuda", "auto")
+    assert devices() == ("cpu", "cuda", "auto")
 
 
 def test_importing_the_backends_leaves_numba_cuda_unloaded():

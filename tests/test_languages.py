@@ -3,8 +3,7 @@ rolled from the language's own dice agree with the brute-force reference on ever
 both engines (4x4 and 5x5, tiles included).
 
 The reference words are Tanglet's own game forms (the first column, lower-cased), read here
-without the compiler, so a build that matches them also shows that the language's folds
-(de, fr, nl: read from the written columns) give exactly the game's words. The Polish list
+without the compiler, so a build that matches them plays exactly the game's words. The Polish list
 (3.2 M words) is built whole by benchmarks/languages_bench.py; here every 8th line of it. The
 tests on whole lists are marked slow (a minute or two on two cores).
 """
@@ -28,7 +27,7 @@ from boggle_dawg.solver.language import load_language
 from boggle_dawg.solver.lexicon import open_lexicon
 
 from bruteforce import Reference
-from support import run_cli, shared_path
+from support import assert_clean_error, run_cli, shared_path
 
 # folder: (input format, lenient); ru's list has two lines split by a space and one with a Latin C
 LISTS = {"de": ("tanglet", False), "es": ("plain", False), "fr": ("tanglet", False), "nl": ("tanglet", False),
@@ -132,15 +131,39 @@ def test_tiles_turn_up_in_the_dice_boards(tanglet):
 
 
 def test_german_with_umlauts_from_the_same_list(tmp_path):
-    """de-umlauts reads Tanglet's written columns, so 'aalähnlich' keeps its ä (first 20,000 lines)."""
+    """A Tanglet list plays its first column in every language, as the game does: de-umlauts reads
+    'AALAEHNLICH aalähnlich' as the game's 'aalaehnlich' (first 20,000 lines); the written column
+    is a spelling to show, not a word to play."""
     lines = _lines(shared_path("lexicons", "tanglet", "de", "words"))[:20000]
     source = tmp_path / "words"
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     lang = load_language("de-umlauts")
     out = build_lexicon(source, lang.charset(), tmp_path / "out", options=ListOptions(lang, "tanglet")).out_dir
     lex = open_lexicon(out)
-    assert "aalähnlich" in lex and "aalaehnlich" not in lex
+    assert "aalaehnlich" in lex and not any(ch in "".join(lex) for ch in "äöü")
     assert verify(out, source).ok
+
+
+def test_russian_tanglet_list_scores_as_its_first_column_says(tmp_path):
+    """The Russian list read as Tanglet reads it (`--input-format tanglet`): boards rolled from its
+    dice, and one holding ВТО and УШВЫР (lines 'ВТО ОЧИТЬ' and 'УШВЫР УТЬ'), score as the first
+    columns of the raw file say, checked by the brute-force scorer; the line with a Latin C is dropped."""
+    source = shared_path("lexicons", "tanglet", "ru", "words")
+    letters = set(load_language("ru").letters)
+    firsts = {line.split()[0].lower() for line in _lines(source) if line.strip()}
+    reference = Reference(w for w in firsts if set(w) <= letters)
+    lang = load_language("ru")
+    result = build_lexicon(source, lang.charset(), tmp_path / "ru", options=ListOptions(lang, "tanglet", True))
+    assert result.manifest["dropped"]["outside_language"] == 1
+    lex = open_lexicon(result.out_dir)
+    assert "вто" in lex and "ушвыр" in lex and "очить" not in lex
+    dice_file = str(shared_path("lexicons", "tanglet", "ru", "dice"))
+    boards = [b.notation for shape in SHAPES
+              for b in roll(load_dice(dice_file, lex.charset, shape), shape, 7, BOARDS_PER_SHAPE)]
+    boards.append("втоа/рывш/аааУ/аааа")
+    for board in boards:
+        parsed = lex.board(board)
+        assert lex.score(parsed) == reference.score(list(parsed.faces), parsed.shape.rows, parsed.shape.cols), board
 
 
 @pytest.mark.slow
@@ -193,3 +216,61 @@ def test_roll_and_play_in_russian(tanglet):
     grid = run_cli("boggle_dawg.dawg_solve", "play", str(out), "--dice", dice, "--seed", "5", "--seconds", "0",
                    stdin="").stdout
     assert grid.split("\n")[2].split() == [ch.upper() for ch in board[:4]]
+
+
+# --- the languages of Debian's tanglet-data package, read where it installs them ------------------
+
+TANGLET_DATA = Path("/usr/share/tanglet/gamedata")
+# Tanglet folder -> built-in language; Catalan's die face "·L" (l·l) is no letter of ours yet
+DEBIAN_LANGUAGES = {"cs": "cs", "el": "el", "he": "he", "hu": "hu", "pt": "pt", "pt_BR": "pt-br"}
+DEBIAN_SAMPLE = 10  # every 10th line of each list
+
+
+def _tanglet_data(folder: str) -> Path:
+    path = TANGLET_DATA / folder
+    if not path.is_dir():
+        pytest.skip(f"{path} absent: Debian's tanglet-data package is not installed (apt-get install tanglet-data)")
+    return path
+
+
+def test_every_tanglet_data_language_but_catalan_is_built_in():
+    folders = {p.name for p in _tanglet_data("").iterdir() if (p / "words").is_file()}
+    assert folders - {"ca"} <= set(DEBIAN_LANGUAGES) | set(LISTS) | {"en"}, folders
+
+
+@pytest.mark.parametrize("folder", sorted(DEBIAN_LANGUAGES))
+def test_debian_languages_play_the_games_words_on_their_own_dice(tmp_path, folder):
+    """A sample of each list, read as Tanglet reads it, scores boards rolled from the language's own
+    dice (`Language.dice`, as `roll --language` rolls) as the raw file's first columns say."""
+    data, lang = _tanglet_data(folder), load_language(DEBIAN_LANGUAGES[folder])
+    lines = [line for line in _lines(data / "words")[::DEBIAN_SAMPLE] if line.strip()]
+    source = tmp_path / "words"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = build_lexicon(source, lang.charset(), tmp_path / "out", options=ListOptions(lang, "tanglet", True)).out_dir
+    firsts = {lang.game_form(line.split()[0]) for line in lines}
+    qu = lang.tiles
+    reference = Reference(w for w in firsts if set(w) <= set(lang.letters)
+                          and not (qu and w.count("q") != w.count("qu")))
+    lex = open_lexicon(out)
+    assert set(lex) == reference.words
+    assert lang.dice() == str(data / "dice")
+    for seed, shape in enumerate(SHAPES, 3):
+        boards = list(roll(load_dice(lang.dice(), lex.charset, shape), shape, seed, BOARDS_PER_SHAPE))
+        expected = [reference.score(list(b.faces), shape.rows, shape.cols) for b in boards]
+        assert [lex.score(b) for b in boards] == expected
+
+
+def test_roll_uses_the_languages_own_dice():
+    _tanglet_data("hu")
+    proc = run_cli("boggle_dawg.dawg_solve", "roll", "--language", "hu", "--seed", "1", "--size", "5x5")
+    assert proc.returncode == 0, proc.stderr
+    board = proc.stdout.strip()
+    assert len(board) == 25 and set(board) <= set(load_language("hu").letters)
+
+
+def test_roll_names_the_package_when_the_dice_are_missing(tmp_path):
+    text = (Path(load_language("hu").source).read_text(encoding="utf-8")
+            .replace("/usr/share/tanglet/gamedata/hu/dice", str(tmp_path / "absent" / "dice")))
+    (tmp_path / "hu.toml").write_text(text, encoding="utf-8")
+    proc = run_cli("boggle_dawg.dawg_solve", "roll", "--language", str(tmp_path / "hu.toml"))
+    assert_clean_error(proc, "not found: install the tanglet-data package (apt-get install tanglet-data)")

@@ -28,6 +28,8 @@ from support import assert_clean_error, run_cli, shared_path
 
 SMALL = "aeqrstu"  # 'q' is the Qu die
 # The built-in rule sets as the brute-force reference writes them.
+# A small, fast selection that .ci/run runs again with NUMBA_DISABLE_JIT=1: the proof kernels as CPython runs them.
+IN_PYTHON = pytest.mark.python_kernels
 CARDS = {"standard": Card(), "big": Card(4, {4: 1, 5: 2, 6: 3, 7: 5, 8: 11}), "words": Card(3, {3: 1})}
 
 
@@ -119,6 +121,7 @@ def _check_class(lex, plan, class_id, exact, max_depth=None):
     return checked
 
 
+@IN_PYTHON
 @pytest.mark.parametrize("size,spec,seed,sample", [((2, 2), "aeq,rstu", 1, None), ((2, 3), "aeu,qr,st", 2, 5),
                                                    ((2, 3), "ae,qrstu", 3, 2)])
 def test_bound_holds_on_every_board_and_subclass_small(make_lexicon, size, spec, seed, sample):
@@ -226,7 +229,7 @@ def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k, r
     assert tree.bound(root) == int(K.tree_bound(t, p, base)) >= _brute(ref, rules, _faces(full), 4, 4)
 
 
-@pytest.mark.parametrize("size,spec,seed", [((2, 2), "aeq,rstu", 21), ((2, 3), "ae,qrstu", 22),
+@pytest.mark.parametrize("size,spec,seed", [pytest.param((2, 2), "aeq,rstu", 21, marks=IN_PYTHON), ((2, 3), "ae,qrstu", 22),
                                             ((3, 3), "ae,rs,t", 23)])
 def test_walk_leaves_every_board_reaching_the_target(make_lexicon, size, spec, seed):
     """The deep walk, from a class and from its subclasses with the first cell forced, leaves
@@ -280,8 +283,8 @@ def _enumerate(lex, shape, min_score, rules=None):
     return sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-@pytest.mark.parametrize("size,spec,seed,rank", [((2, 2), None, 11, 20), ((2, 3), "aes,qrtu", 12, 30),
-                                                 ((2, 3), None, 13, 5)])
+@pytest.mark.parametrize("size,spec,seed,rank", [pytest.param((2, 2), None, 11, 20, marks=IN_PYTHON),
+                                                 ((2, 3), "aes,qrtu", 12, 30), ((2, 3), None, 13, 5)])
 def test_prove_equals_exhaustive_enumeration(make_lexicon, size, spec, seed, rank):
     words = _random_words(seed, SMALL, 250)
     lex = open_lexicon(make_lexicon(words, SMALL.upper()))
@@ -334,6 +337,7 @@ def test_class_too_large_is_proved_in_pieces(make_lexicon, monkeypatch):
     assert pieces.nodes > whole.nodes
 
 
+@IN_PYTHON
 def test_canonical_ids_cover_every_class_once_per_orbit(make_lexicon):
     lex = open_lexicon(make_lexicon(["tea", "seat"], "AEST"))
     plan = make_plan(lex, (3, 3), "ae,s,t")
@@ -389,6 +393,7 @@ def test_plan_and_record_are_small_and_portable(make_lexicon, tmp_path):
     assert pickle.loads(pickle.dumps(record)) == record
 
 
+@IN_PYTHON
 def test_formats_agree(make_lexicon):
     words = _random_words(21, SMALL, 200)
     path = make_lexicon(words, SMALL.upper())

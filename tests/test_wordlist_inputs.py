@@ -289,8 +289,17 @@ def test_tanglet_columns(tmp_path):
         read(path, load_language("de"))
     folded = read(path, load_language("de"), "tanglet")
     assert folded.words == ["aal", "aalaehnlich", "abend", "alpenstrasse", "qark"]
-    kept = read(path, load_language("de-umlauts"), "tanglet")
-    assert kept.words == ["aal", "aalähnlich", "abend", "alpenstrasse", "qark"]
+    # the first column is what the game plays, in any language: the written columns only display it
+    assert read(path, load_language("de-umlauts"), "tanglet").words == folded.words
+
+
+def test_tanglet_plays_the_first_column_as_the_game_does(tmp_path):
+    """Tanglet's trie.cpp plays a line's first column, upper-cased, whatever its other columns say:
+    Russian 'ВТО ОЧИТЬ' is the word ВТО, not ОЧИТЬ, and 'AGUA DE CHEIRO' (pt_BR) is AGUA."""
+    path = write(tmp_path, "ВТО ОЧИТЬ\nУШВЫР УТЬ\nуть\n")
+    assert read(path, load_language("ru"), "tanglet").words == ["вто", "уть", "ушвыр"]
+    path = write(tmp_path, "AGUA DE CHEIRO\nagua\n", "pt.txt")
+    assert read(path, ENGLISH, "tanglet").words == ["agua"]
 
 
 def test_polish_q_is_a_plain_letter(tmp_path):
@@ -405,3 +414,22 @@ def test_prove_in_another_alphabet_equals_exhaustive_enumeration(tmp_path):
                        for row, score in zip(canon.tolist(), scores[keep])}.items(), key=lambda kv: (-kv[1], kv[0]))
     assert make_plan(lex, shape).buckets[0] == ("аео", "клмнрст")
     assert prove(lex, shape, min_score).boards == expected
+
+
+def test_a_gzip_bomb_of_one_repeated_word_builds_in_the_memory_of_what_it_keeps(tmp_path):
+    """60 MiB of text (15 M lines of one word) from 58 KB of gzip: a build keeps each word once as it reads,
+    so its peak memory is that of the words it keeps (it was 1.1 GB), and it counts the copies it dropped."""
+    bomb = tmp_path / "bomb.gz"
+    with gzip.open(bomb, "wb") as fh:
+        fh.write(b"cat\n" * 15_000_000)
+    # VmHWM is this process's own peak: getrusage's maxrss would start from the forking test process's
+    script = ("import re, sys, runpy; sys.argv = ['dawgc', 'build', sys.argv[1], '--out', sys.argv[2], '--json'];"
+              "\ntry: runpy.run_module('boggle_dawg.dawgc_cli', run_name='__main__')\nexcept SystemExit: pass\n"
+              "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())[1], file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", script, str(bomb), str(tmp_path / "out")], capture_output=True,
+                          text=True, timeout=300)
+    peak_kib = int(proc.stderr.strip().splitlines()[-1])
+    manifest = json.loads(proc.stdout)["manifest"]
+    assert manifest["words"] == 1 and manifest["dropped"]["duplicate"] == 15_000_000 - 1
+    assert manifest["source"]["entries"] == 15_000_000
+    assert peak_kib < 300 * 1024, peak_kib

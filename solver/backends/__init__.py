@@ -4,7 +4,8 @@ A `Scorer` is bound to one lexicon and owns its workers (CPU threads in `cpu.py`
 an NVIDIA GPU in `cuda.py`); `score_codes(codes, shape)` scores a (boards, cells)
 array of letter codes and `close()` releases the workers. Batch scoring,
 search, rearrangement and the game all score through a Scorer, so a new
-backend is one module and one entry in BACKENDS.
+backend is one module and one `Backend` entry in BACKENDS, from which the
+command line's `--device` choices, its help and `--device auto` are derived.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -29,8 +31,11 @@ class Trie(Protocol):
     """A lexicon's nodes as a trie (`Lexicon.as_trie`): node words laid out as solver.layout says,
     and the letters on the longest root-to-leaf path."""
 
-    nodes: np.ndarray
-    height: int
+    @property
+    def nodes(self) -> np.ndarray: ...
+
+    @property
+    def height(self) -> int: ...
 
 
 class Lexicon(Protocol):
@@ -38,10 +43,17 @@ class Lexicon(Protocol):
     its charset, its default rules, the check that its mapped files are unchanged, and, for a backend that walks a
     trie itself, its nodes as a trie (None for a format that holds none; `format` names it)."""
 
-    walk: Walk
-    charset: Charset
-    format: str
-    rules: Rules
+    @property
+    def walk(self) -> Walk: ...
+
+    @property
+    def charset(self) -> Charset: ...
+
+    @property
+    def format(self) -> str: ...
+
+    @property
+    def rules(self) -> Rules: ...
 
     def check_unchanged(self) -> None: ...
 
@@ -123,6 +135,32 @@ class Scorer(ABC):
         self.close()
 
 
+def _runs_anywhere() -> tuple[bool, str]:
+    """A backend that needs nothing this machine may lack."""
+    return True, "this machine"
+
+
+def _scores_any(lexicon: Lexicon) -> None:
+    """A backend that scores every lexicon it is given."""
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A scoring backend as the registry holds it: what the command line and `open_scorer` need to
+    know of it, so that adding one is one entry in BACKENDS.
+
+    `open(lexicon, jobs, rules)` makes its Scorer (a module imported only then); `available()` says
+    whether it can run on this machine: (True, what runs it) or (False, why not); `check(lexicon)`
+    raises the DawgError opening it for `lexicon` would (it cannot run here, or cannot score that
+    lexicon); `about` describes it in --device's help. `--device auto` takes the first backend after
+    the first (the CPU's, always available) that is available."""
+
+    open: Callable[[Lexicon, int, Rules], Scorer]
+    about: str = ""
+    available: Callable[[], tuple[bool, str]] = _runs_anywhere
+    check: Callable[[Lexicon], None] = _scores_any
+
+
 def _cpu(lexicon: Lexicon, jobs: int, rules: Rules) -> Scorer:
     from .cpu import CpuScorer
 
@@ -135,10 +173,6 @@ def _cuda(lexicon: Lexicon, jobs: int, rules: Rules) -> Scorer:
     return CudaScorer(lexicon, jobs, rules)
 
 
-BACKENDS: dict[str, Callable[[Lexicon, int, Rules], Scorer]] = {"cpu": _cpu, "cuda": _cuda}
-DEVICES = ("cpu", "cuda", "auto")
-
-
 def cuda_available() -> tuple[bool, str]:
     """(True, what runs the CUDA kernels) or (False, why the CUDA backend cannot run here)."""
     from .cuda import availability
@@ -146,16 +180,40 @@ def cuda_available() -> tuple[bool, str]:
     return availability()
 
 
+def _cuda_check(lexicon: Lexicon) -> None:
+    from .cuda import usable_trie
+
+    usable_trie(lexicon)
+
+
+BACKENDS: dict[str, Backend] = {
+    "cpu": Backend(_cpu),
+    "cuda": Backend(_cuda, "an NVIDIA GPU; needs the cuda extra and a trie lexicon", cuda_available, _cuda_check),
+}
+AUTO = "auto"  # the device choice that picks a backend, not a backend itself
+
+
+def devices() -> tuple[str, ...]:
+    """The `device` choices: every backend, then "auto"."""
+    return (*BACKENDS, AUTO)
+
+
 def choose_backend(device: str) -> tuple[str, str | None]:
-    """The backend for a `device` choice ("cpu", "cuda" or "auto") and, when "auto" falls back to
-    the CPU, a line saying why. "cuda" is taken as asked: opening its scorer fails with the reason
-    when it cannot run."""
-    if device not in DEVICES:
-        raise ParameterError("device", f"unknown device {device!r} (choose from {', '.join(DEVICES)})")
-    if device != "auto":
+    """The backend for a `device` choice (a backend's name, or "auto") and, when "auto" falls back to
+    the CPU, a line saying why. A backend named is taken as asked: opening its scorer fails with the
+    reason when it cannot run."""
+    if device not in devices():
+        raise ParameterError("device", f"unknown device {device!r} (choose from {', '.join(devices())})")
+    if device != AUTO:
         return device, None
-    usable, reason = cuda_available()
-    return ("cuda", None) if usable else ("cpu", f"the CUDA backend cannot run: {reason}; scoring on the CPU")
+    first, *others = BACKENDS
+    reasons = []
+    for name in others:
+        usable, reason = BACKENDS[name].available()
+        if usable:
+            return name, None
+        reasons.append(f"the {name.upper()} backend cannot run: {reason}")
+    return first, "; ".join([*reasons, f"scoring on the {first.upper()}"])
 
 
 def check_backend(lexicon: Lexicon, backend: str) -> None:
@@ -164,14 +222,11 @@ def check_backend(lexicon: Lexicon, backend: str) -> None:
     whatever the backend, but a backend that was asked for and cannot run is still an error)."""
     if backend not in BACKENDS:
         raise ParameterError("backend", f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
-    if backend == "cuda":
-        from .cuda import usable_trie
-
-        usable_trie(lexicon)
+    BACKENDS[backend].check(lexicon)
 
 
 def open_scorer(lexicon: Lexicon, backend: str = "cpu", jobs: int = 0, rules: Rules | str | None = None) -> Scorer:
     """A scorer of `lexicon` on `backend` with `jobs` workers (0 = all cores), scoring under `rules`
     (a Rules, a built-in name or a rules file; None: the lexicon's own, `Lexicon.rules`)."""
     check_backend(lexicon, backend)
-    return BACKENDS[backend](lexicon, resolve_jobs(jobs), lexicon.rules if rules is None else load_rules(rules))
+    return BACKENDS[backend].open(lexicon, resolve_jobs(jobs), lexicon.rules if rules is None else load_rules(rules))

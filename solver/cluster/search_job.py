@@ -19,7 +19,7 @@ from ..board import Shape, parse_board, parse_size
 from ..charset import Charset
 from ..errors import DawgError, ParameterError
 from ..rules import Rules
-from ..schema import BadField, Check, fields, integer, list_of, number, one_of, pair, text
+from ..schema import BadField, Check, integer, list_of, number, one_of, only_fields, pair, text
 from ..search.find import plan_search, search
 from ..search.run import Budget, ScoredBoard, SearchResult
 from ..search.space import board_to_codes
@@ -104,9 +104,10 @@ class SearchRecord:
             except (DawgError, ValueError, TypeError, AttributeError):
                 raise BadField(name, f"a {shape} board of the lexicon's letters", value) from None
 
-        return fields(seed=integer(-2**63, 2**64 - 1), top=list_of(pair(board, integer(), "a [board, score] pair"), most=top),
-                      rounds=integer(), evaluations=integer(), seconds=number(), stopped=one_of(*STOP_ORDER),
-                      alphabet=text(f"[{letters}]{{1,{len(letters)}}}", "letters of the lexicon"))
+        return only_fields(seed=integer(-2**63, 2**64 - 1),
+                           top=list_of(pair(board, integer(), "a [board, score] pair"), most=top),
+                           rounds=integer(), evaluations=integer(), seconds=number(), stopped=one_of(*STOP_ORDER),
+                           alphabet=text(f"[{letters}]{{1,{len(letters)}}}", "letters of the lexicon"))
 
 
 def run_search_task(spec: SearchTask, scorer=None, on_round=None) -> dict:

@@ -124,7 +124,7 @@ def _close_all(fds: list[int]) -> None:
 
 
 def verify_sha256(path: Path, data: np.ndarray, expected: dict) -> None:
-    if len(data) != expected["bytes"] or hashlib.sha256(data).hexdigest() != expected["sha256"]:
+    if len(data) != expected["bytes"] or hashlib.sha256(data.data).hexdigest() != expected["sha256"]:
         raise DawgError(f"{path}: does not match its manifest (size or SHA-256 differs); "
                         f"the file is corrupt or from another build")
 
@@ -163,6 +163,12 @@ class Lexicon:
     rules_section: dict | None = field(default=None, repr=False, compare=False)  # the manifest's; None: standard
 
     format = ""
+
+    @classmethod
+    def load(cls, snap: Snapshot, names: list[str], recorded: ManifestEntry | None) -> Lexicon:
+        """Open and validate a format's files (`names`, in `snap`), against the manifest's entry for
+        them when there is one: each format's own."""
+        raise NotImplementedError
 
     @cached_property
     def language(self) -> Language:
@@ -292,7 +298,7 @@ class Lexicon:
         (`kernels.NO_LETTER` for a blank cell): the fast path for searches that build boards
         as arrays."""
         with self.scorer(jobs, rules=rules) as scorer:
-            return scorer.score_codes(codes, shape)
+            return scorer.score_codes(codes, Shape.of(shape))
 
     def scorer(self, jobs: int = 1, backend: str = "cpu", rules: Rules | str | None = None) -> Scorer:
         """A scoring backend for batches of this lexicon's boards with `jobs` workers (0 = all
@@ -334,7 +340,7 @@ class Lexicon:
 
     # --- queries, in the conventions of the `dawg` and `marisa-trie` libraries ---------------
 
-    def _folded(self, word: str) -> str | None:
+    def _folded(self, word: object) -> str | None:
         """A word as users write it ("Queen", German "Straße") in this lexicon's symbols ("qeen",
         "strasse": the language's folds, as the build applied them), or None when no word can be
         spelled so (a letter outside the charset, a Q without its U)."""
@@ -369,7 +375,7 @@ class Lexicon:
             code = letters.index(folded[len(text)])
             entries = [(child, text + letters[letter]) for letter, child in steps.children(state) if letter == code]
 
-    def _number(self, word: str) -> int | None:
+    def _number(self, word: object) -> int | None:
         folded = self._folded(word)
         if not folded:
             return None
@@ -418,7 +424,7 @@ class Lexicon:
     def restore_key(self, number: int) -> str:
         """The word of a number (marisa-trie's name), where the format numbers its words densely."""
         steps = self.word_steps(whole=False)
-        if steps.rank is None:
+        if steps.rank is None or steps.rank_of is None:
             raise ParameterError("number", f"the {self.format} format numbers words by node, so a number "
                                  f"cannot be looked up; open the dawg or adtdawg format")
         rank = steps.rank_of(number) if isinstance(number, int) and not isinstance(number, bool) else -1
@@ -562,7 +568,7 @@ def read_header(path: Path, data: np.ndarray, magic: bytes, kind: str) -> FileHe
     n = int(head["charset_size"])
     block = int(head["alphabet_bytes"])
     body = data[HEADER.itemsize:]
-    if zlib.crc32(body) != int(head["crc32"]):
+    if zlib.crc32(body.data) != int(head["crc32"]):
         raise DawgError(f"{path}: checksum mismatch (corrupt file)")
     try:
         if version == LEGACY_VERSION:

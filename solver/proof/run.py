@@ -41,7 +41,7 @@ from ..board import Shape, neighbour_table
 from ..charset import Charset
 from ..errors import DawgError, ParameterError
 from ..rules import Rules, load_rules
-from ..schema import MAX_COUNT, Check, fields, integer, list_of, number, pair, text
+from ..schema import MAX_COUNT, Check, integer, list_of, number, only_fields, pair, text
 from ..search.symmetry import canonical_codes
 from .memory import small_pages
 from .plan import ProofPlan, make_plan
@@ -91,7 +91,7 @@ class ClassRecord:
         """The check of a record's dict (`to_dict`) read back from a checkpoint of `plan`'s proof
         (one written before the CPU and memory fields passes, with `from_dict`'s defaults)."""
         board = text(f"[{plan.charset}]{{{plan.shape.cells}}}", f"a board of {plan.shape.cells} letters")
-        check = fields(class_id=integer(), bound=integer(), nodes=integer(), scored=integer(), seconds=number(),
+        check = only_fields(class_id=integer(), bound=integer(), nodes=integer(), scored=integer(), seconds=number(),
                        cpu_seconds=number(), peak_bytes=integer(0, 1 << 50), max_rss=integer(0, 1 << 50),
                        boards=list_of(pair(board, integer(), "a [board, score] pair"), most=MAX_COUNT))
         return lambda value, name: check({**_older_defaults(value), **value} if isinstance(value, dict) else value, name)
@@ -242,10 +242,11 @@ class _Prover:
     """Branch and bound over one class, under `rules`."""
 
     def __init__(self, lexicon, plan: ProofPlan, min_score: int, rules: Rules) -> None:
-        from . import tree, walk
+        from .tree import Tree  # compiled kernels: imported when a class is first proved
+        from .walk import walk
 
-        self.t = tree
-        self.w = walk
+        self.make_tree = Tree
+        self.walk_boards = walk  # the deep walk that leaves a small subclass's boards to score
         self.lexicon = lexicon
         self.plan = plan
         self.min_score = min_score
@@ -276,7 +277,7 @@ class _Prover:
             except ClassTooLarge:
                 pieces.extend(_halves(piece, self.order))
                 continue
-            tree = self.t.Tree(tokens, pts, 0, _kept_trees.pop() if _kept_trees else None)
+            tree = self.make_tree(tokens, pts, 0, _kept_trees.pop() if _kept_trees else None)
             self.peak_bytes = max(self.peak_bytes, held + tree.nbytes)
             bound = max(bound, self._prove_piece(piece, tree))
             _kept_trees.append(tree)
@@ -329,7 +330,7 @@ class _Prover:
         """Force the cells left with the allocation-free walk (solver.proof.walk) of the subclass's
         tree; score the boards it leaves exactly."""
         while True:
-            found, nodes = self.w.walk(*tree.arrays, root, depth, self.letters, self.letter_count, self.wide,
+            found, nodes = self.walk_boards(*tree.arrays, root, depth, self.letters, self.letter_count, self.wide,
                                        self.min_score, self.walked)
             if found <= len(self.walked):
                 break

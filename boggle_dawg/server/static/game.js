@@ -25,13 +25,15 @@ const game = {
   trace: [],          // cells of the word being traced
 };
 
-async function api(path, body) {
+// The answer's data (and with `withText`, its text too); a refusal is an Error with the server's message.
+async function api(path, body, withText = false) {
   const options = body === undefined ? {} :
     {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body)};
   const response = await fetch(path, options);
-  const data = await response.json();
+  const text = await response.text();
+  const data = JSON.parse(text);
   if (!response.ok) throw new Error(data.error || response.statusText);
-  return data;
+  return withText ? [data, text] : data;
 }
 
 function showError(err) {
@@ -157,22 +159,41 @@ function tick() {
   if (left <= 0) finish();
 }
 
-// `seed` (a number) replays a roll: the page's ?seed=N gives its first round (a board to share).
+// A seed is kept as the digits it was written in: a JavaScript number holds only 15 or 16 of them,
+// and a link's 99999999999999999999999 must roll that seed's board, not 1e+23's.
+const SEED = /^[0-9]{1,100}$/;
+
+// The seed a link asks for (?seed=N), without leading zeros, or undefined for none; a bad one is said
+// on the page, and the round gets a random seed instead.
+function linkSeed(text) {
+  if (text === null) return undefined;
+  if (SEED.test(text)) return text.replace(/^0+(?=[0-9])/, "");
+  showError(`The link's seed "${text}" is not a whole number of 0 or more: here is a random board instead.`);
+  return undefined;
+}
+
+// The seed of a roll's answer, as the digits the server wrote (JSON.parse would round a long one).
+function seedOf(text) {
+  return text.match(/"seed":\s*([0-9]+)/)[1];
+}
+
+// `seed` (a string of digits) replays a roll: the page's ?seed=N gives its first round (a board to share).
 async function newRound(seed) {
-  showError(null);
   clearInterval(game.ticker);
   try {
     const dice = chosenDice();
     if (!dice) throw new Error("no dice set of this server fits this lexicon's letters");
     const query = new URLSearchParams({lexicon: $("lexicon").value, dice: dice.name, size: dice.size});
     if (seed !== undefined) query.set("seed", seed);
-    const rolled = await api(`/api/roll?${query}`);  // the dice fit the lexicon: every cell is one of its letters
-    game.board = rolled.boards[0];
+    const [rolled, text] = await api(`/api/roll?${query}`, undefined, true);
+    game.board = rolled.boards[0];  // the dice fit the lexicon: every cell is one of its letters
     game.lexicon = rolled.lexicon;
     game.rules = $("rules").value;  // a round keeps the rules it started with
-    $("origin").textContent = `${rolled.dice} dice, seed ${rolled.seed}`;
+    $("origin").textContent = `${rolled.dice} dice, seed ${seedOf(text)}`;
   } catch (err) {
     showError(err);
+    game.playing = false;  // no board: nothing to play until a roll succeeds
+    $("word").disabled = $("end-round").disabled = true;
     return;
   }
   game.words = [];
@@ -185,7 +206,7 @@ async function newRound(seed) {
   $("score").textContent = plural(0, "point");
   $("play").hidden = false;
   $("end").hidden = true;
-  $("word").disabled = false;
+  $("word").disabled = $("end-round").disabled = false;
   game.playing = true;
   game.deadline = Date.now() + 1000 * Number($("seconds").value);
   tick();
@@ -237,6 +258,13 @@ async function finish() {
 }
 
 function wordList(list, words) {
+  if (!words.length) {
+    const none = document.createElement("li");
+    none.className = "none";
+    none.textContent = "none";
+    list.replaceChildren(none);
+    return;
+  }
   list.replaceChildren(...words.map((found) => {
     const item = document.createElement("li");
     const button = document.createElement("button");
@@ -249,10 +277,17 @@ function wordList(list, words) {
       document.querySelectorAll("ul.words li.chosen").forEach((chosen) => chosen.classList.remove("chosen"));
       item.classList.add("chosen");
       markPath(found.path, "on-path");
+      boardInView();
     });
     item.append(button);
     return item;
   }));
+}
+
+// On a phone the board may be scrolled out of view by a long list of words: bring it back, whole.
+function boardInView() {
+  const box = $("grid").getBoundingClientRect();
+  if (box.top < 0 || box.bottom > window.innerHeight) $("grid").scrollIntoView({block: "nearest"});
 }
 
 function showSummary(summary) {
@@ -284,11 +319,12 @@ function offerRules(wanted) {
        names.includes(wanted) ? wanted : chosenLexicon().rules);
 }
 
-// The dice menu: the sets that fit the chosen lexicon and the server's board limit; `wanted` (a name)
-// is chosen if offered, else the lexicon's default set.
+// The dice menu: the sets that fit the chosen lexicon and the server's board limit, its language's own
+// first; `wanted` (a name) is chosen if offered, else the lexicon's default set.
 function offerDice(wanted) {
   const lexicon = chosenLexicon();
-  game.offered = lexicon.dice.filter((d) => d.dice <= game.cells);
+  const own = (d) => (d.name === lexicon.language.name ? 0 : 1);
+  game.offered = lexicon.dice.filter((d) => d.dice <= game.cells).sort((a, b) => own(a) - own(b));
   const names = game.offered.map((d) => d.name);
   const chosen = Math.max(0, names.indexOf(names.includes(wanted) ? wanted : lexicon.default_dice));
   fill($("dice"), game.offered.map((d, index) => [String(index), `${d.name} (${d.size})`]), String(chosen));
@@ -314,6 +350,8 @@ async function start() {
   $("lexicon").addEventListener("change", () => offerDice(chosenDice()?.name));
   $("setup").addEventListener("submit", (event) => {
     event.preventDefault();
+    if (game.playing && !confirm("End this round and start a new one? Its words will be lost.")) return;
+    showError(null);
     newRound();
   });
   $("entry").addEventListener("submit", (event) => {
@@ -327,7 +365,7 @@ async function start() {
   grid.addEventListener("pointermove", moveTrace);
   grid.addEventListener("pointerup", endTrace);
   grid.addEventListener("pointercancel", endTrace);
-  newRound(asked.get("seed") ?? undefined);
+  newRound(linkSeed(asked.get("seed")));
 }
 
 start();
