@@ -239,10 +239,14 @@ class Charset:
 
     @cached_property
     def _points(self) -> tuple[np.ndarray, np.ndarray]:
-        """Code points of the letters in either case, sorted, and the code of each."""
+        """Code points of the letters in either case, sorted, and the code of each. A capital reads
+        as its lower case (`lower`), as `parse_board` reads it: Turkish 'I' is 'i', never 'ı', whose
+        capital it also is, and Greek 'Σ' is 'σ', not 'ς'; one board reads one way everywhere."""
         pairs = {}
         for code, ch in enumerate(self.letters):
-            pairs[ord(ch)] = pairs[ord(upper(ch))] = code
+            pairs[ord(ch)] = code
+            if lower(upper(ch)) == ch:
+                pairs[ord(upper(ch))] = code
         keys = np.array(sorted(pairs), np.uint32)
         return keys, np.array([pairs[k] for k in keys.tolist()], np.int64)
 

@@ -372,3 +372,22 @@ def test_the_most_letters_a_lexicon_holds(tmp_path):
     for fmt in FORMATS:
         lex = open_lexicon(tmp_path / "out", fmt)
         assert lex.score_many(["".join(b) for b in boards]).tolist() == expected, fmt
+
+
+@pytest.mark.parametrize("letters", ["aiıkt", "aıikt"])  # 'i' before 'ı' (the order that failed), and after
+def test_a_capital_two_letters_share_is_read_one_way_everywhere(tmp_path, letters):
+    """Turkish 'I' is the capital of 'ı' and, in Unicode, of 'i' too: a board reads it as its lower case,
+    'i', in one-board solves, batches and the server's batch path alike (it read as 'ı' in batches)."""
+    language = tmp_path / "tr.toml"
+    language.write_text(f'name = "tr-test"\ntitle = "Test"\nletters = "{letters}"\ntiles = []\nfolds = []\n'
+                        f'vowels = "aiı"\n')
+    source = tmp_path / "words.txt"
+    source.write_text("kıt\nkit\nkita\n")
+    lang = load_language(language)
+    build_lexicon(source, lang.charset(), tmp_path / "out", options=ListOptions(lang))
+    lex = open_lexicon(tmp_path / "out")
+    board = "KITAAAAAA"
+    alone = lex.score(board)
+    assert [f.word for f in lex.words(board)] == ["kita", "kit"]
+    assert lex.score_many([board]).tolist() == [alone] == [lex.score("kitaaaaaa")]
+    assert lex.score_many(["KIT" + "A" * 6, "KıTAAAAAA"]).tolist() == [alone, lex.score("kıtaaaaaa")]
