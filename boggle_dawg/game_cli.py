@@ -38,7 +38,7 @@ from .solver.dice_sets import roll as roll_dice
 from .solver.errors import DawgError
 from .solver.formats import format_help
 from .solver.game import Outcome, Round, Summary, Verdict
-from .solver.language import DEFAULT_LANGUAGE, builtin_language_names
+from .solver.language import DEFAULT_LANGUAGE, builtin_language_names, load_language
 from .solver.lexicon import Lexicon
 from .solver.rules import DEFAULT_RULES, MAX_MIN_LENGTH
 
@@ -54,6 +54,13 @@ def _dice_and_shape(dice: str | None, size: str | None, charset: Charset) -> tup
     shape = parse_size(size) if size else None
     dice_set = load_dice(dice or dice_for_size(shape), charset, shape)
     return dice_set, dice_set.shape(shape)
+
+
+def _language_dice(lex) -> str | None:
+    """The dice of the lexicon's language where it is a built-in one naming its own (Hungarian's from
+    tanglet-data): what a round in that language rolls unless --dice says otherwise."""
+    name = lex.language.name
+    return load_language(name).dice() if name in builtin_language_names() else None
 
 
 def _list_dice() -> None:
@@ -250,7 +257,7 @@ def play(
     if board_text is not None:
         board = lex.board(board_text, parse_size(size) if size else None)
     else:
-        dice_set, shape = _dice_and_shape(dice, size, lex.charset)
+        dice_set, shape = _dice_and_shape(dice or _language_dice(lex), size, lex.charset)
         dice_name = dice_set.name
         seed = random_seed() if seed is None else seed
         board = next(roll_dice(dice_set, shape, seed))

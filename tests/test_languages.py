@@ -268,6 +268,20 @@ def test_roll_uses_the_languages_own_dice():
     assert len(board) == 25 and set(board) <= set(load_language("hu").letters)
 
 
+def test_play_rolls_the_dice_of_the_lexicons_language(tmp_path):
+    """A Hungarian lexicon plays on Hungarian dice without --dice (it rolled the English classic set)."""
+    data = _tanglet_data("hu")
+    build = tmp_path / "hu"
+    proc = run_cli("boggle_dawg.dawgc_cli", "build", str(data / "words"), "--language", "hu", "--input-format",
+                   "tanglet", "--lenient", "--out", str(build))
+    assert proc.returncode == 0, proc.stderr
+    proc = run_cli("boggle_dawg.dawg_solve", "play", str(build), "--seed", "1", "--seconds", "0", "--json",
+                   stdin="")
+    assert proc.returncode == 0, proc.stderr
+    start = json.loads(proc.stdout.splitlines()[0])
+    assert start["dice"] == load_language("hu").dice() and set(start["board"]) <= set(load_language("hu").letters)
+
+
 def test_roll_names_the_package_when_the_dice_are_missing(tmp_path):
     text = (Path(load_language("hu").source).read_text(encoding="utf-8")
             .replace("/usr/share/tanglet/gamedata/hu/dice", str(tmp_path / "absent" / "dice")))
