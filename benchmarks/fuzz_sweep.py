@@ -67,6 +67,49 @@ from fuzz_worker import PASSED, replay, run_parallel
 MUTATIONS = tuple(k for k in fuzz_cases.KINDS if k != "hostile")
 
 
+def this_command() -> str:
+    """The command line this sweep was run with, for the record."""
+    return shlex.join(["python", "benchmarks/fuzz_sweep.py", *sys.argv[1:]])
+
+
+def section_header(heading: str, command: str, counted: str, seconds: float, loads: tuple, out_of: str,
+                   how: str = "") -> list[str]:
+    """The lines every results section opens with: its heading, when and with what it was measured, the code
+    under test, how many cases (`counted`, `how` they ran) in how long, and the load around them."""
+    return [heading, "",
+            f"Measured {date.today().isoformat()} with `{command}` on: {machine()}.", "",
+            (f"Code under test: {out_of}. {counted} in {seconds:,.0f} s{how}; load average "
+             f"{loads[0][0]:.2f} before, {loads[1][0]:.2f} after (1-minute)."), ""]
+
+
+def write_section(marker: str, section: str) -> None:
+    """Put `section` (starting with its `marker` heading) into results/fuzz_sweep.md: in place of the one
+    already there, else before "## Earlier runs", else at the end."""
+    path = RESULTS / "fuzz_sweep.md"
+    text = path.read_text()
+    start = text.find(marker)
+    end = text.find("\n## ", start + 1) if start >= 0 else -1
+    earlier = text.find("## Earlier runs")
+    if start >= 0:
+        text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
+    elif earlier >= 0:
+        text = text[:earlier] + section + "\n" + text[earlier:]
+    else:
+        text += "\n" + section
+    path.write_text(text)
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def report_section(args, marker: str, section: str, what: str, results: list[dict], failed: list[dict],
+                   seconds: float) -> None:
+    """A family's ending: its section written (unless --no-write), its first failures and its count printed."""
+    if not args.no_write:
+        write_section(marker, section)
+    for result in failed[:10]:
+        print(result, file=sys.stderr)
+    print(f"{len(results)} {what} cases, {len(failed)} failed, {seconds:.0f} s", file=sys.stderr)
+
+
 def all_specs(count: int, first_seed: int) -> list[dict]:
     """`count` mutated builds over every kind, format and lexicon, then each hostile file once."""
     specs = fuzz_cases.specs(count, first_seed, kinds=MUTATIONS)
@@ -109,10 +152,7 @@ def failure_category(spec: dict, result: dict) -> str:
 
 def markdown(summary: dict, command: str, seconds: float, loads: tuple, out_of: str) -> str:
     lines = [
-        "# Fuzz sweep", "",
-        f"Measured {date.today().isoformat()} with `{command}` on: {machine()}.", "",
-        (f"Code under test: {out_of}. {summary['cases']:,} cases in {seconds:,.0f} s; load average "
-        f"{loads[0][0]:.2f} before, {loads[1][0]:.2f} after (1-minute)."), "",
+        *section_header("# Fuzz sweep", command, f"{summary['cases']:,} cases", seconds, loads, out_of),
         ("A case passes when it is a clean rejection (DawgError: one line naming the case's file) or a "
         "lexicon whose scores agree across the numba batch (jobs 1 and 2) and the CPython engine, and "
         "on which `dawgc info`, `info --json`, `verify` and `words -n` end cleanly. "
@@ -150,7 +190,7 @@ def checkpoint_bases(work: Path) -> list[dict]:
     """A search's and a proof's checkpoint on the small lexicon, written by real runs (in process)."""
     from boggle_dawg.solver.board import parse_size
     from boggle_dawg.solver.cluster.checkpoint import Checkpoint
-    from boggle_dawg.solver.cluster.engine import Outcome
+    from boggle_dawg.solver.cluster.dask_engine import Outcome
     from boggle_dawg.solver.cluster.prove_job import ProvePlan, run_prove_task
     from boggle_dawg.solver.cluster.search_job import SearchPlan, run_search_task
     from boggle_dawg.solver.lexicon import open_lexicon
@@ -256,10 +296,7 @@ def checkpoint_markdown(results: list[dict], command: str, seconds: float, loads
         if result["outcome"] == "rejected" and "rule" in result:
             rules[result["rule"]] += 1
     lines = [
-        CHECKPOINT_SECTION, "",
-        f"Measured {date.today().isoformat()} with `{command}` on: {machine()}.", "",
-        (f"Code under test: {out_of}. {len(results):,} cases in {seconds:,.0f} s; load average "
-         f"{loads[0][0]:.2f} before, {loads[1][0]:.2f} after (1-minute)."), "",
+        *section_header(CHECKPOINT_SECTION, command, f"{len(results):,} cases", seconds, loads, out_of),
         ("A case is a real search's or proof's checkpoint (the small lexicon) with one edit: a record field "
          "given a value of the wrong type, removed or added, nested up to 200,000 deep, its task id or board "
          "text changed, two task ids swapped (checksums recomputed), or the file truncated, a byte changed, "
@@ -300,32 +337,9 @@ def run_checkpoints(args) -> None:
     seconds = time.perf_counter() - started
     loads.append(os.getloadavg())
     failed = [r for r in results if r["outcome"] not in CHECKPOINT_PASSED]
-    command = shlex.join(["python", "benchmarks/fuzz_sweep.py", *sys.argv[1:]])
-    section = checkpoint_markdown(results, command, seconds, loads, args.label)
-    if not args.no_write:
-        write_section(CHECKPOINT_SECTION, section)
-    for result in failed[:10]:
-        print(result, file=sys.stderr)
-    print(f"{len(results)} checkpoint cases, {len(failed)} failed, {seconds:.0f} s", file=sys.stderr)
+    section = checkpoint_markdown(results, this_command(), seconds, loads, args.label)
+    report_section(args, CHECKPOINT_SECTION, section, "checkpoint", results, failed, seconds)
 
-
-
-def write_section(marker: str, section: str) -> None:
-    """Put `section` (starting with its `marker` heading) into results/fuzz_sweep.md: in place of the one
-    already there, else before "## Earlier runs", else at the end."""
-    path = RESULTS / "fuzz_sweep.md"
-    text = path.read_text()
-    start = text.find(marker)
-    end = text.find("\n## ", start + 1) if start >= 0 else -1
-    earlier = text.find("## Earlier runs")
-    if start >= 0:
-        text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
-    elif earlier >= 0:
-        text = text[:earlier] + section + "\n" + text[earlier:]
-    else:
-        text += "\n" + section
-    path.write_text(text)
-    print(f"wrote {path}", file=sys.stderr)
 
 SERVER_SECTION = "## Server cases"
 CODE_POINTS = 0x110000  # every one, the surrogates U+D800..U+DFFF included
@@ -485,11 +499,9 @@ def server_markdown(results: list[dict], command: str, seconds: float, loads: tu
             messages[re.sub(r"\d+", "N", rule)[:100]] += 1
     statuses = sorted({r["status"] for r in results})
     lines = [
-        SERVER_SECTION, "",
-        f"Measured {date.today().isoformat()} with `{command}` on: {machine()}.", "",
-        (f"Code under test: {out_of}. {len(results):,} requests in {seconds:,.0f} s, one at a time, to a "
-         f"`dawg-solve serve` of two lexicons (the sweep's small English build, a German one); load average "
-         f"{loads[0][0]:.2f} before, {loads[1][0]:.2f} after (1-minute)."), "",
+        *section_header(SERVER_SECTION, command, f"{len(results):,} requests", seconds, loads, out_of,
+                        ", one at a time, to a `dawg-solve serve` of two lexicons (the sweep's small English build, "
+                        "a German one)"),
         ("Between them the cases carry every code point, U+0000 to U+10FFFF with the lone surrogates U+D800 to "
          "U+DFFF: case i of N holds the code points i, i + N, i + 2N, ..., put in one text of one endpoint in "
          "turn (a list gets one item per code point: each word judged or looked up, each board scored), written "
@@ -552,14 +564,9 @@ def run_server(args) -> None:
         proc.terminate()
         proc.wait(30)
         shutil.rmtree(work, ignore_errors=True)
-    command = shlex.join(["python", "benchmarks/fuzz_sweep.py", *sys.argv[1:]])
-    section = server_markdown(results, command, seconds, loads, args.label)
+    section = server_markdown(results, this_command(), seconds, loads, args.label)
     failed = [r for r in results if r["outcome"] != "answered"]
-    if not args.no_write:
-        write_section(SERVER_SECTION, section)
-    for result in failed[:10]:
-        print(result, file=sys.stderr)
-    print(f"{len(results)} server cases, {len(failed)} failed, {seconds:.0f} s", file=sys.stderr)
+    report_section(args, SERVER_SECTION, section, "server", results, failed, seconds)
 
 
 LANGUAGE_SECTION = "## Language file cases"
@@ -710,10 +717,7 @@ def language_markdown(results: list[dict], command: str, seconds: float, loads: 
         if result["outcome"] == "refused":
             rules[result["rule"]] += 1
     lines = [
-        LANGUAGE_SECTION, "",
-        f"Measured {date.today().isoformat()} with `{command}` on: {machine()}.", "",
-        (f"Code under test: {out_of}. {len(results):,} cases in {seconds:,.0f} s; load average "
-         f"{loads[0][0]:.2f} before, {loads[1][0]:.2f} after (1-minute)."), "",
+        *section_header(LANGUAGE_SECTION, command, f"{len(results):,} cases", seconds, loads, out_of),
         ("A case is a language file and a small word list for it (tests/fuzz_cases.py `language_case`): letters "
          "of one to three scripts, cased (Latin, Greek, Cyrillic, Armenian, Georgian, Deseret, Adlam) and caseless "
          "(Hebrew, Arabic, Devanagari, Thai, Hiragana, Hangul), with tiles, folds, a title and vowels, and words of "
@@ -781,14 +785,9 @@ def run_languages(args) -> None:
     shutil.rmtree(work, ignore_errors=True)
     seconds = time.perf_counter() - started
     loads.append(os.getloadavg())
-    command = shlex.join(["python", "benchmarks/fuzz_sweep.py", *sys.argv[1:]])
-    section = language_markdown(results, command, seconds, loads, args.label)
+    section = language_markdown(results, this_command(), seconds, loads, args.label)
     failed = [r for r in results if r["outcome"] not in LANGUAGE_PASSED]
-    if not args.no_write:
-        write_section(LANGUAGE_SECTION, section)
-    for result in failed[:10]:
-        print(result, file=sys.stderr)
-    print(f"{len(results)} language cases, {len(failed)} failed, {seconds:.0f} s", file=sys.stderr)
+    report_section(args, LANGUAGE_SECTION, section, "language", results, failed, seconds)
 
 
 def main() -> None:
@@ -847,7 +846,7 @@ def main() -> None:
         results = run_parallel(specs, work, args.timeout, args.workers, on_result)
     seconds = time.perf_counter() - started
     loads.append(os.getloadavg())
-    command = shlex.join(["python", "benchmarks/fuzz_sweep.py", *sys.argv[1:]])
+    command = this_command()
     summary = summarise(specs, results)
     summary.update(seconds=round(seconds, 1), load_average=[list(x) for x in loads], label=args.label,
                    command=command)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from compiler_bench import language_builds, measure_builds  # imports common first: this checkout on sys.path
 
-from boggle_dawg.compiler.build import build_lexicon
+from boggle_dawg.compiler.build import WRITTEN_STAGE, build_lexicon
 from boggle_dawg.compiler.wordlist import ListOptions
 from boggle_dawg.compiler.writers import WRITERS
 from boggle_dawg.solver.board import Shape
@@ -69,6 +69,12 @@ def format_seconds(build, out: Path) -> dict[str, float]:
     return seconds
 
 
+def written_cell(manifest: dict) -> str:
+    """The words a build keeps as written otherwise (solver.written) and its file's bytes, or none."""
+    written = manifest.get("written")
+    return f"{written['words']:,} / {written['bytes']:,}" if written else "none"
+
+
 def build_tables(builds, repeats, tmp: Path) -> tuple[list[str], dict[str, Path]]:
     before = load_average()
     series, manifests = measure_builds(builds, repeats, tmp)
@@ -92,20 +98,23 @@ def build_tables(builds, repeats, tmp: Path) -> tuple[list[str], dict[str, Path]
                      f"{peak / 2**20:,.0f} |")
         print(f"{b.name}: {s.seconds().median:.2f} s, {peak / 2**20:,.0f} MiB", file=sys.stderr)
     lines += ["", "Each step of one more build in the benchmark's own process (seconds):", "",
-              f"| list | reading the list | {' | '.join(WRITERS)} | writing |", "|---|---:|" + "---:|" * (len(WRITERS) + 1)]
+              f"| list | reading the list | {' | '.join(WRITERS)} | words as written | writing |",
+              "|---|---:|" + "---:|" * (len(WRITERS) + 2)]
     for b in builds:
         step = steps[b.name]
-        cells = [step["reading word list"], *(step[w.stage] for w in WRITERS.values()), step["writing"]]
+        cells = [step["reading word list"], *(step[w.stage] for w in WRITERS.values()),
+                 step.get(WRITTEN_STAGE, 0.0), step["writing"]]
         lines.append(f"| {b.name} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
     lines += ["", "Sizes (the same on every machine):", "",
-              "| list | trie nodes / bytes | DAWG states, edges / bytes | ADTDAWG nodes, child sets / bytes |",
-              "|---|---|---|---|"]
+              "| list | trie nodes / bytes | DAWG states, edges / bytes | ADTDAWG nodes, child sets / bytes | "
+              "words as written / bytes |",
+              "|---|---|---|---|---|"]
     for b in builds:
         m = manifests[b.name]
         adt = m["adtdawg"]
         lines.append(f"| {b.name} | {m['trie']['nodes']:,} / {m['trie']['bytes']:,} | {m['dawg']['states']:,}, "
                      f"{m['dawg']['edges']:,} / {m['dawg']['bytes']:,} | {adt['nodes']:,}, {adt['child_sets']:,} / "
-                     f"{adt['bytes']:,} |")
+                     f"{adt['bytes']:,} | {written_cell(m)} |")
     lines += ["", "Target (issue 22): the Polish list, all three formats, under 60 s and 3 GiB.",
               "", Conditions().note(before, after)]
     return lines, {b.name: tmp / str(i) for i, b in enumerate(builds)}

@@ -179,6 +179,16 @@ def latency_table(url: str, board: str, expected: int, requests: int, server_pid
     return lines
 
 
+def probe_table(note: str, during_phase: str, before: list[float], during: list[float], after: list[float]) -> list[str]:
+    """The lines of the probing client's latency table (before, during an attack, after), `note` said of it."""
+    lines = [f"The parallel client's /api/solve latency, one request at a time ({note}):", "",
+             "| phase | requests | p50 ms | p99 ms |", "|---|---:|---:|---:|"]
+    for phase, values in (("before", before), (during_phase, during), ("after", after)):
+        lines.append(f"| {phase} | {len(values):,} | {percentile(values, 0.5) * 1e3:.2f} | "
+                     f"{percentile(values, 0.99) * 1e3:.2f} |")
+    return lines
+
+
 def fault_table(url: str, board: str, expected: int, faults: int, probes: int) -> tuple[list[str], bool]:
     probe = Solver(url, board, expected)
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as attacker:
@@ -197,12 +207,8 @@ def fault_table(url: str, board: str, expected: int, faults: int, probes: int) -
              "| kind | answers |", "|---|---|"]
     lines += [f"| {kind} | {', '.join(f'{n} x {status}' for status, n in sorted(kinds.items(), key=str))} |"
               for kind, kinds in answers.items()]
-    lines += ["", "The parallel client's /api/solve latency, one request at a time (the flooding process needs a core "
-              "of its own too: on this machine's cores, shared with the server, part of a rise is theirs):", "",
-              "| phase | requests | p50 ms | p99 ms |", "|---|---:|---:|---:|"]
-    for phase, values in (("before", before), ("during the flood", during), ("after", after)):
-        lines.append(f"| {phase} | {len(values):,} | {percentile(values, 0.5) * 1e3:.2f} | "
-                     f"{percentile(values, 0.99) * 1e3:.2f} |")
+    lines += ["", *probe_table("the flooding process needs a core of its own too: on this machine's cores, shared "
+                               "with the server, part of a rise is theirs", "during the flood", before, during, after)]
     print(f"  flood: {json.dumps(answers)}; probe p50 before {percentile(before, 0.5) * 1e3:.2f} ms, during "
           f"{percentile(during, 0.5) * 1e3:.2f} ms", file=sys.stderr)
     return lines, all_4xx
@@ -307,12 +313,8 @@ def slow_section(url: str, board: str, expected: int, count: int, probes: int, s
     lines += ["", f"The server's open descriptors: {fds_before:,} before the wave, {peak:,} at most during it (sampled "
               f"every 50 requests of the client), {fds_after:,} after; its CPU time over the wave: {cpu:.1f} s in "
               f"{wall:.1f} s.", "",
-              "The parallel client's /api/solve latency, one request at a time (at most about 100 a second during "
-              "the wave; the attacking process shares the machine's cores with the server):", "",
-              "| phase | requests | p50 ms | p99 ms |", "|---|---:|---:|---:|"]
-    for phase, values in (("before", before), ("during the wave", during), ("after", after)):
-        lines.append(f"| {phase} | {len(values):,} | {percentile(values, 0.5) * 1e3:.2f} | "
-                     f"{percentile(values, 0.99) * 1e3:.2f} |")
+              *probe_table("at most about 100 a second during the wave; the attacking process shares the machine's "
+                           "cores with the server", "during the wave", before, during, after)]
     print(f"  slow: {wall:.1f} s; probe p50 before {percentile(before, 0.5) * 1e3:.2f} ms, during "
           f"{percentile(during, 0.5) * 1e3:.2f} ms; descriptors {fds_before} -> {peak} -> {fds_after}", file=sys.stderr)
     return [*lines, "", conditions.note(load_before, load_average()), ""]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .solver.board import Board
-from .solver.engine import Found
+from .solver.board_walk import Found
 from .solver.errors import ParameterError
 from .solver.language import DEFAULT_LANGUAGE, Language
 from .solver.lexicon import Lexicon, open_lexicon

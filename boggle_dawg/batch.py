@@ -25,9 +25,9 @@ from .program import PROG
 from .solver.backends import Scorer
 from .solver.board import BoardError, Shape, encode_texts
 from .solver.errors import DawgError, reading
-from .solver.kernels import NO_LETTER
 from .solver.lexicon import Lexicon
 from .solver.rules import Rules
+from .solver.walk_kernels import NO_LETTER
 
 CHUNK_LINES = 4096  # input lines scored and printed at a time in batch mode
 MAX_LINE_BYTES = 4096  # longer than any board's notation: such a line is reported, not buffered

@@ -85,6 +85,9 @@ def build(
     print(f"  words    {m['words']} kept (longest {m['max_length']} letters); dropped: {dropped}")
     for name, writer in WRITERS.items():
         print(f"  {name:8} {writer.summary(m[name])}")
+    if "written" in m:
+        print(f"  written  {m['written']['words']} words written otherwise {'':15} "
+              f"{m['written']['bytes']:>10} bytes  {m['written']['file']}")
 
 
 @app.command()
@@ -102,6 +105,10 @@ def info(
         src = manifest["source"]
         print(f"{path}: built by {manifest['tool']} from {src['name']} (sha256 {src['sha256'][:16]}...)")
         print(f"  charset {manifest['charset'].upper()}, {manifest['words']} words, longest {manifest['max_length']} letters")
+        if "written" in manifest:
+            written = manifest["written"]
+            print(f"  written  {written['words']} words as the list wrote them otherwise: {written['file']}, "
+                  f"{written['bytes']} bytes")
     for fmt, entry in details["formats"].items():
         extras = ", ".join(f"{k} {v}" for k, v in entry.items() if k not in ("format", "path") and not isinstance(v, dict))
         print(f"  {fmt:8} {entry['path']}: {extras}")

@@ -38,7 +38,7 @@ from .solver.dice_sets import roll as roll_dice
 from .solver.errors import DawgError
 from .solver.formats import format_help
 from .solver.game import Outcome, Round, Summary, Verdict
-from .solver.language import DEFAULT_LANGUAGE, builtin_language_names, load_language
+from .solver.language import DEFAULT_LANGUAGE, Language, builtin_language_names, load_language
 from .solver.lexicon import Lexicon
 from .solver.rules import DEFAULT_RULES, MAX_MIN_LENGTH
 
@@ -49,10 +49,11 @@ DICE_HELP = (f"A built-in set ({', '.join(builtin_dice_names())}) or a dice file
              f"super-big for 6x6].")
 
 
-def _dice_and_shape(dice: str | None, size: str | None, charset: Charset) -> tuple[DiceSet, Shape]:
-    """The dice (a tile's letter alone read as `charset` says) and the board they fill."""
+def _dice_and_shape(dice: str | None, size: str | None, charset: Charset, language: Language) -> tuple[DiceSet, Shape]:
+    """The dice (a tile's letter alone read as `charset` says, a face's letters as `language` folds them)
+    and the board they fill."""
     shape = parse_size(size) if size else None
-    dice_set = load_dice(dice or dice_for_size(shape), charset, shape)
+    dice_set = load_dice(dice or dice_for_size(shape), charset, shape, language.letter_folds(charset))
     return dice_set, dice_set.shape(shape)
 
 
@@ -90,7 +91,7 @@ def roll(
         _list_dice()
         return
     lang = language_option(language)
-    dice_set, shape = _dice_and_shape(dice or lang.dice(), size, lang.charset())
+    dice_set, shape = _dice_and_shape(dice or lang.dice(), size, lang.charset(), lang)
     chosen = random_seed() if seed is None else seed
     boards = roll_dice(dice_set, shape, chosen, count)
     if seed is None:
@@ -257,7 +258,7 @@ def play(
     if board_text is not None:
         board = lex.board(board_text, parse_size(size) if size else None)
     else:
-        dice_set, shape = _dice_and_shape(dice or _language_dice(lex), size, lex.charset)
+        dice_set, shape = _dice_and_shape(dice or _language_dice(lex), size, lex.charset, lex.language)
         dice_name = dice_set.name
         seed = random_seed() if seed is None else seed
         board = next(roll_dice(dice_set, shape, seed))

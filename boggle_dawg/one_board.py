@@ -39,7 +39,7 @@ def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, 
     if as_json:
         import json
 
-        words = [{"word": f.word, "points": f.points,
+        words = [{"word": f.word, "points": f.points, **({"written": list(f.written)} if f.written else {}),
                   **({"path": [board.cell_name(c) for c in f.path]} if show_paths else {})} for f in found]
         print(json.dumps({"board": board.notation, "size": str(board.shape), "rules": rules.as_dict(),
                           "score": score, "words": words}))
@@ -48,7 +48,8 @@ def print_board(lex: Lexicon, board: Board, show_words: bool, show_paths: bool, 
     print(_tally(score, len(found), rules))
     for f in found:
         path = "  " + " ".join(board.cell_name(c) for c in f.path) if show_paths else ""
-        print(f"{f.points:3}  {f.word}{path}")
+        written = f"  ({f.shown})" if f.written else ""
+        print(f"{f.points:3}  {f.word}{written}{path}")
 
 
 def _lone_argument_is_board(text: str, shape: Shape | None) -> Board:
@@ -94,8 +95,12 @@ def solve_board(args: list[str], shape: Shape | None, fmt: str | None, words: bo
             parse_board(args[1], shape)  # a malformed board is reported before the lexicon is opened...
         except DawgError as err:
             lex = cli_lexicon(file, fmt)  # ...in its terms when the lexicon lacks its letters
-            raise _foreign_or(err, lex.board_text(args[1]), lex.charset) from None
-        lex = cli_lexicon(file, fmt)
+            try:
+                lex.board(args[1], shape)  # a mark the language folds into a letter (Catalan's '·')
+            except DawgError:
+                raise _foreign_or(err, lex.board_text(args[1]), lex.charset) from None
+        else:
+            lex = cli_lexicon(file, fmt)
         board = lex.board(args[1], shape)  # read with the lexicon's tiles and letter folds
     if backend != "cpu":
         from .solver.backends import check_backend

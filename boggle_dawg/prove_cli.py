@@ -78,7 +78,7 @@ def prove(
     upper bound rules it out or it is split further, down to single boards scored exactly.
     The classes run on a local Dask cluster (one worker per core) or on --scheduler's workers.
     """
-    from .solver.proof.run import check_min_score
+    from .solver.proof.prover import check_min_score
 
     shape = parse_size(size)
     check_min_score(min_score)

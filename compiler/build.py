@@ -19,13 +19,16 @@ from ..solver.language import ENGLISH, LETTERS_ALONE, Language, letters_alone, l
 from ..solver.lexicon import open_all
 from ..solver.manifest import manifest_fields
 from ..solver.rules import DEFAULT_RULES, Rules, load_rules
-from .format_writer import BuildWords
+from ..solver.written import WRITTEN_FILE
+from .format_writer import BuildWords, file_entry
 from .wordlist import MIN_LENGTH, ListOptions, load_word_list, source_name
 from .write import check_output_dir, write_files
 from .writers import WRITERS
+from .written import written_bytes
 
 Stage = Callable[[str], AbstractContextManager]
 AUTO = "auto"  # --charset auto: the letters the list uses
+WRITTEN_STAGE = "keeping words as written"
 
 
 @dataclass
@@ -138,13 +141,17 @@ def compile_lexicon(source: Path, charset: Charset | None, max_length: int | Non
         files.update(written.files)
         manifest[name] = written.section
         built[name] = written.built
+    if words.spellings:  # only where the list wrote words otherwise, so other builds keep their bytes
+        with stage(WRITTEN_STAGE):
+            files[WRITTEN_FILE] = written_bytes(words.spellings, charset)
+        manifest["written"] = {**file_entry(WRITTEN_FILE, files[WRITTEN_FILE]), "words": len(words.spellings)}
     files[MANIFEST_FILE] = msgpack.packb(manifest, use_bin_type=True)
     return files, manifest
 
 
 def build_file_names() -> set[str]:
     """Every file a build writes: what the writers write, and the manifest."""
-    return {MANIFEST_FILE, *(name for writer in WRITERS.values() for name in writer.file_names)}
+    return {MANIFEST_FILE, WRITTEN_FILE, *(name for writer in WRITERS.values() for name in writer.file_names)}
 
 
 def check_opens(directory: Path) -> None:

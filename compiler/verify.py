@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..solver.charset import Charset
+from ..solver.errors import DawgError
 from ..solver.formats import FORMATS
 from ..solver.lexicon import Lexicon, open_all
 from .wordlist import ListOptions, load_word_list
@@ -115,6 +116,14 @@ def verify(path: Path, source: Path | None = None, progress: Progress | None = N
         else:
             result.failed(f"{', '.join(enumerated)} hold different words")
 
+    written = lexicons[0].written_forms
+    if written is not None:
+        try:
+            spellings = dict(written.items())
+            result.passed(f"written: the spellings of {len(spellings)} words read back")
+        except DawgError as err:
+            spellings = None
+            result.failed(f"written: {err}")
     if source is not None:
         if manifest is None:
             charset: Charset = lexicons[0].charset
@@ -136,6 +145,11 @@ def verify(path: Path, source: Path | None = None, progress: Progress | None = N
             missing, extra = differences(map(charset.order_key, words.words),
                                          (charset.order_key(w) for w, _ in lexicons[0].iter_numbered_words()))
             result.failed(f"source: {missing} words of {source} missing, {extra} not in it")
+        if written is not None and spellings is not None:
+            if spellings == words.spellings:
+                result.passed(f"written: the spellings of {source} for all {len(spellings)} words it writes otherwise")
+            else:
+                result.failed(f"written: the spellings differ from those of {source}")
     elif manifest is not None:
         result.checks.append(f"skip  source: round trip needs --source {manifest.data['source']['name']}")
     return result

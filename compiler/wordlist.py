@@ -60,6 +60,7 @@ from ..solver.charset import ALPHABET, MAX_LETTERS, Charset, upper
 from ..solver.errors import DawgError, ParameterError, reading
 from ..solver.formats.common import HEADER
 from ..solver.language import ENGLISH, Language, game_form, letters_alone
+from ..solver.written import MAX_FORMS, form_problem
 
 MIN_LENGTH = 3
 MAX_WORD_LETTERS = int(np.iinfo(HEADER["max_length"]).max)  # 255: one header byte
@@ -90,6 +91,7 @@ class WordList:
     max_length: int = 0  # longest kept word, in letters (qu = 2)
     charset: Charset = field(default_factory=ENGLISH.charset)  # the lexicon's: as asked, or the letters used
     language: Language = ENGLISH  # as asked, or made from the letters used
+    spellings: dict[str, tuple[str, ...]] = field(default_factory=dict)  # folded word -> as written, where otherwise
 
 
 @dataclass
@@ -105,6 +107,7 @@ class Entries:
     sha256: str
     size: int
     bad_lines: dict[str, int] = field(default_factory=dict)
+    spellings: dict[str, list[str]] = field(default_factory=dict)  # game word -> as the list wrote it, where otherwise
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,7 @@ def read_entries(path: Path, max_letters: int | None = MAX_WORD_LETTERS, options
             if not chunk:
                 raw.read_to_end()
                 return Entries(list(parser.words), parser.count, parser.lines, raw.digest.hexdigest(), raw.size,
-                               parser.bad_lines)
+                               parser.bad_lines, parser.spellings)
 
 
 def _read_chunk(stream, shown) -> bytes:
@@ -267,6 +270,7 @@ class _Parser:
         nouns = language is not None and language.capitalised_nouns
         self.check_proper_nouns = self.lenient and not self.tanglet and not nouns
         self.words: dict[str, None] = {}  # each word once, in the order first met
+        self.spellings: dict[str, list[str]] = {}  # a word's spellings where the list wrote it otherwise
         self.count = 0  # entries, a repeated word each time
         self.bad_lines = dict.fromkeys(BAD_LINE_REASONS, 0) if self.lenient else {}
         self.lines = 0
@@ -289,6 +293,10 @@ class _Parser:
         games = _split_lines(folded)  # line for line: folds keep line ends
         if self.plain_words_only(folded, games):  # the common block: a word or nothing on every line
             self._keep(*filter(None, games))
+            if folded != text:  # some line was written otherwise: a capital, a folded letter
+                for raw, game in zip(lines, games):
+                    if raw != game:
+                        self._spelled(game, raw)
             self.count_line_allowed = self.count_line_allowed and not self.words
             self.lines += len(lines)
             return
@@ -323,13 +331,32 @@ class _Parser:
     def _entry(self, line: str, game: str) -> None:
         """Append the word(s) of one line (as written, and in game form), or raise _BadLine."""
         if self.tanglet:  # the first column is the game's word, the others only its spellings
-            self._keep(self._word(line.split()[0], game.split()[0]))
+            columns = line.split()
+            word = self._word(columns[0], game.split()[0])
+            self._keep(word)
+            for spelling in columns[1:] or columns[:1]:  # a lone column is shown as it is (Catalan "col·lecció")
+                self._spelled(word, spelling)
             return
         if self.count_line_allowed and line.isascii() and line.isdigit():  # a leading word count
             return
         if self.check_proper_nouns and line[0].isupper() and not line.isupper():
             raise _BadLine("proper_noun", f"{_shown(line)}: a proper noun (capital first letter)")
-        self._keep(self._word(line, game))
+        word = self._word(line, game)
+        self._keep(word)
+        if line != word:
+            self._spelled(word, line)
+
+    def _spelled(self, word: str, text: str) -> None:
+        """Keep `text` as a spelling of `word` where it says more than the word: a capital, a folded letter
+        (a line in capitals only says the word again)."""
+        spelling = unicodedata.normalize("NFC", text)
+        if spelling.isupper():
+            spelling = spelling.lower()
+        if spelling == word or form_problem(spelling):
+            return
+        known = self.spellings.setdefault(word, [])
+        if spelling not in known and len(known) < MAX_FORMS:
+            known.append(spelling)
 
     def _keep(self, *words: str) -> None:
         self.count += len(words)
@@ -433,8 +460,10 @@ def load_word_list(path: Path, charset: Charset | None, max_length: int | None =
         reasons = ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in dropped.items() if n)
         raise DawgError(f"{shown}: no words left for charset {''.join(map(upper, charset.letters))} ({reasons})")
     kept = sorted_in_code_order(kept, charset)
+    spellings = {folded: tuple(source.spellings[spelled]) for spelled, folded in words if spelled in source.spellings}
     return WordList(path=path, sha256=source.sha256, size=source.size, lines=source.lines, entries=source.count,
-                    words=kept, dropped=dropped, max_length=longest, charset=charset, language=language)
+                    words=kept, dropped=dropped, max_length=longest, charset=charset, language=language,
+                    spellings=spellings)
 
 
 def _language_of(used: set[str], vowels: str | None, shown) -> Language:

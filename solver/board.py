@@ -24,7 +24,7 @@ import numpy as np
 
 from .charset import ENGLISH_CHARSET, Charset, face_text, lower
 from .errors import DawgError, ParameterError
-from .kernels import NO_LETTER
+from .walk_kernels import NO_LETTER
 
 MAX_SIDE = 8
 MAX_NEIGHBOURS = 8  # cells a cell touches at most

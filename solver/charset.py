@@ -31,7 +31,7 @@ from functools import cached_property
 import numpy as np
 
 from .errors import ParameterError
-from .kernels import MAX_CODES, NO_LETTER, SECOND
+from .walk_kernels import MAX_CODES, NO_LETTER, SECOND
 
 ALPHABET = string.ascii_lowercase
 JPA14 = "acdegilmnoprst"

@@ -86,15 +86,17 @@ def dice_for_size(size: Shape | None) -> str:
     raise DawgError(f"no built-in dice set fills a {size} board; give --dice FILE")
 
 
-def load_dice(spec: str, charset: Charset = ENGLISH_CHARSET, size: Shape | None = None) -> DiceSet:
+def load_dice(spec: str, charset: Charset = ENGLISH_CHARSET, size: Shape | None = None,
+              folds: dict[int, str] | None = None) -> DiceSet:
     """A built-in set by name, or a dice file by path; `charset` says what a tile's letter alone
-    means (English 'Q': Qu), `size` picks the set of a file of several."""
-    return parse_dice(_dice_text(spec), spec, charset, size)
+    means (English 'Q': Qu), `size` picks the set of a file of several, `folds` (`Language.letter_folds`)
+    reads a face's letter as the language folds it (Catalan's face '·L' is the tile 'ŀl')."""
+    return parse_dice(_dice_text(spec), spec, charset, size, folds)
 
 
-def load_dice_sets(spec: str, charset: Charset = ENGLISH_CHARSET) -> list[DiceSet]:
+def load_dice_sets(spec: str, charset: Charset = ENGLISH_CHARSET, folds: dict[int, str] | None = None) -> list[DiceSet]:
     """Every set of a built-in set or dice file, in file order (Tanglet's hold a 4x4 and a 5x5 set)."""
-    return parse_dice_sets(_dice_text(spec), spec, charset)
+    return parse_dice_sets(_dice_text(spec), spec, charset, folds)
 
 
 def _dice_text(spec: str) -> str:
@@ -129,10 +131,11 @@ def _read_dice_file(spec: str) -> str:
     return text
 
 
-def parse_dice(text: str, name: str, charset: Charset = ENGLISH_CHARSET, size: Shape | None = None) -> DiceSet:
+def parse_dice(text: str, name: str, charset: Charset = ENGLISH_CHARSET, size: Shape | None = None,
+               folds: dict[int, str] | None = None) -> DiceSet:
     """The dice of a dice file's text for a board of `size` (see the module); errors name the file
     (`name`) and line."""
-    sets = parse_dice_sets(text, name, charset)
+    sets = parse_dice_sets(text, name, charset, folds)
     dice = _pick_set([one.dice for one in sets], name, size)
     if len(dice) > MAX_SIDE * MAX_SIDE:
         raise DawgError(f"{name}: {len(dice)} dice, more than the {MAX_SIDE}x{MAX_SIDE} board's "
@@ -140,8 +143,10 @@ def parse_dice(text: str, name: str, charset: Charset = ENGLISH_CHARSET, size: S
     return DiceSet(name, sets[0].description, dice)
 
 
-def parse_dice_sets(text: str, name: str, charset: Charset = ENGLISH_CHARSET) -> list[DiceSet]:
-    """Every set of a dice file's text, in order; errors name the file (`name`) and line."""
+def parse_dice_sets(text: str, name: str, charset: Charset = ENGLISH_CHARSET,
+                    folds: dict[int, str] | None = None) -> list[DiceSet]:
+    """Every set of a dice file's text, in order, each face's letters read through `folds` (as
+    `load_dice`); errors name the file (`name`) and line."""
     sets: list[list[tuple[str, ...]]] = [[]]
     description = ""
     first_die_line = 0
@@ -149,7 +154,7 @@ def parse_dice_sets(text: str, name: str, charset: Charset = ENGLISH_CHARSET) ->
         line, _, comment = raw.partition("#")
         if not description and comment.strip() and not any(sets):
             description = comment.strip()
-        tokens = [t for t in _SEPARATORS.split(line) if t]
+        tokens = [t for t in _SEPARATORS.split(line.translate(folds) if folds else line) if t]
         if not tokens:
             if not raw.strip() and sets[-1]:
                 sets.append([])

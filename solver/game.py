@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .board import Board, neighbours
-from .engine import Found
+from .board_walk import Found
 from .language import ENGLISH, Language
 from .rules import Rules
 

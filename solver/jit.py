@@ -3,7 +3,7 @@ one convention every numba kernel in solver/ is compiled with (`kernel`).
 
 Importing this module imports numba (about 0.2 s); the single-board path
 never does. The walks stay plain Python functions (each in its format's
-module, sharing `solver.kernels`): compiled code calls them through numba
+module, sharing `solver.walk_kernels`): compiled code calls them through numba
 overloads, and `popcount` becomes the CPU instruction. `batch_driver(walk)`
 gives the one batch driver, specialised to a walk: it loops over boards
 inside compiled code and releases the GIL, so threads score chunks of a
@@ -27,14 +27,14 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from . import kernels as k
 from . import layout
+from . import walk_kernels as k
 from .user_cache import cache_root
 
 # Every compiled entry point: cached on disk, GIL released (threads score in parallel), numpy's
 # error model (a division by zero gives inf or 0 instead of raising, so no check in the hot loops).
 KERNEL_OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
-# Plain functions compiled into their callers (the walks, `solver.kernels`): only the options that
+# Plain functions compiled into their callers (the walks, `solver.walk_kernels`): only the options that
 # change the generated code; caching and the GIL belong to the entry point.
 INLINED_OPTIONS = dict(error_model=KERNEL_OPTIONS["error_model"])
 
@@ -47,7 +47,7 @@ def kernel(func: Callable | None = None, /, **options) -> Callable:
 
 def _cache_dir(walk: Callable) -> Path:
     """Where numba caches the driver of `walk`: a directory named after the contents of
-    kernels.py, layout.py (whose bit fields the walks compile in), this file and the walk's
+    walk_kernels.py, layout.py (whose bit fields the walks compile in), this file and the walk's
     module. numba stamps a cached function with its own file only, and the driver compiles
     those files' code into itself, so a change to any of them must not find an old cache.
     Older caches of the same walk are removed."""
@@ -182,7 +182,7 @@ _walks: dict[Callable, Callable] = {}
 
 
 def compiled_walk(walk: Callable) -> Callable:
-    """A format's board walk compiled on its own, called with the arguments `engine.solve_one` gives
+    """A format's board walk compiled on its own, called with the arguments `board_walk.solve_one` gives
     it, as numpy arrays: one board with its words at compiled speed, for a process that has numba
     loaded anyway (the warm server)."""
     with _drivers_lock:

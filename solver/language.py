@@ -99,6 +99,15 @@ class Language:
         """The word as the game spells it: NFC, lower case, folds, case folding (tiles not yet folded)."""
         return game_form(word, self._fold_table)
 
+    def letter_folds(self, charset: Charset) -> dict[int, str]:
+        """The characters a board or a die may show that fold to one letter of `charset` ('Ú' to 'u' in
+        Spanish, Catalan's '·' to 'ŀ'), in either case: a str.translate table."""
+        table = {}
+        for source, target in self.folds:
+            if len(target) == 1 and target in charset and source not in charset:
+                table[ord(source)] = table[ord(upper(source))] = target
+        return table
+
     def charset(self, letters: str | None = None) -> Charset:
         """The charset of all the language's letters, or of some of them, in the language's order."""
         chosen = self.letters if letters is None else "".join(ch for ch in self.letters if ch in letters)
@@ -203,8 +212,10 @@ def _parse(table: dict, where: str) -> Language:
         raise bad("folds", f"{len(folds)} pairs, more than the {MAX_FOLDS} a build records")
     for source, target in folds:
         pair = f"[{source!r}, {target!r}]"
-        if len(source) != 1 or not source.isalpha() or source != source.lower():
-            raise bad("folds", f"{pair}: what is folded is one lower-case letter")
+        if len(source) != 1 or not (source.isalpha() or unicodedata.category(source) == "Po") \
+                or source != source.lower():
+            raise bad("folds", f"{pair}: what is folded is one lower-case letter, or one mark inside words "
+                               f"(Catalan's middle dot '·')")
         if source in letters:
             raise bad("folds", f"{pair}: {source!r} is a letter of the alphabet, it cannot fold")
         outside = next((ch for ch in target if ch not in letters), None)

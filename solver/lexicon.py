@@ -22,9 +22,10 @@ from typing import TypeVar
 
 from .errors import DawgError, ParameterError, reading
 from .formats import FORMATS, Lexicon
-from .formats.base import MAX_WORD_IDS, Snapshot
+from .formats.base import MAX_WORD_IDS, Snapshot, verify_sha256
 from .formats.common import MANIFEST_FILE
 from .manifest import Manifest, parse_manifest
+from .written import WRITTEN_FILE, WrittenForms
 
 __all__ = ["Lexicon", "open_all", "open_lexicon", "read_manifest"]
 
@@ -73,6 +74,10 @@ def _load(snap: Snapshot, fmt: str, names: list[str], manifest: Manifest | None)
     if manifest:
         lex.language_section = manifest.language_section
         lex.rules_section = manifest.rules_section
+        if manifest.written:
+            data = snap.read(WRITTEN_FILE, "written forms file")
+            verify_sha256(snap.path / WRITTEN_FILE, data, manifest.written)
+            lex.written_forms = WrittenForms(snap.path / WRITTEN_FILE, data, lex.charset, lex.word_count)
     if lex.walk.id_count > MAX_WORD_IDS:
         raise DawgError(f"{lex.path}: {lex.walk.id_count} word numbers, more than the {MAX_WORD_IDS} the "
                         f"solver can stamp (4 bytes each per scoring thread)")

@@ -13,6 +13,7 @@ its file entries, what it must agree with) comes from its registry entry in
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from .formats.common import HEADER, MANIFEST_VERSION, MAX_INDEX
 from .language import MAX_FOLD_LETTERS, MAX_FOLDS, MAX_TITLE, NAME_PATTERN
 from .rules import MANIFEST_SCHEMA
 from .schema import BadField, fields, integer, list_of, optional, pair, sha256, shown, text
+from .written import WRITTEN_FILE
 
 MAX_LENGTH = int(np.iinfo(HEADER["max_length"]).max)  # 255: the headers store word lengths in one byte
 MAX_REASON = 40  # characters of a drop reason: a tile's ("q_without_u") fits with a face of MAX_FACE_LETTERS
@@ -71,9 +73,12 @@ def flag(value, name):
 # they differ from what the letters imply (the Qu die exactly when 'q' is a letter), `language`
 # (solver.language's `Language.manifest_section`, within that module's limits) for a language
 # other than English, `rules` (solver.rules' `Rules.manifest_section`) for rules other than the
-# standard ones.
+# standard ones, `written` (solver.written's file) where the list wrote some words otherwise than
+# the game plays them.
 OPTIONAL_FIELDS = dict(
     rules=MANIFEST_SCHEMA,
+    written=fields(file=text(re.escape(WRITTEN_FILE), f"{WRITTEN_FILE!r}"), bytes=integer(), sha256=sha256,
+                   words=integer(1, MAX_INDEX - 1)),
     tiles=list_of(tile, most=MAX_LETTERS),
     language=fields(name=text(NAME_PATTERN, "a language's short name"),
                     title=text(rf"[^\x00-\x1f\x7f]{{1,{MAX_TITLE}}}", "a one-line title"),
@@ -145,8 +150,13 @@ class Manifest:
         """The file entries (file, bytes, sha256) of one format."""
         return FORMATS[fmt].section_files(self.data[fmt])
 
+    @property
+    def written(self) -> dict | None:
+        """The file of the words' spellings as written (solver.written), where the build keeps any."""
+        return self.data.get("written")
+
     def file_names(self) -> set[str]:
-        return {e["file"] for fmt in FORMATS for e in self.files(fmt)}
+        return {e["file"] for fmt in FORMATS for e in self.files(fmt)} | ({WRITTEN_FILE} if self.written else set())
 
 
 def parse_manifest(path: Path, raw: bytes) -> Manifest:

@@ -32,7 +32,7 @@ from boggle_dawg.solver.formats import FORMATS
 from boggle_dawg.solver.formats.common import HEADER
 from boggle_dawg.solver.language import load_language
 from boggle_dawg.solver.lexicon import open_lexicon
-from boggle_dawg.solver.proof import ProofPlan, kernels, make_plan, prove, prove_class
+from boggle_dawg.solver.proof import ProofPlan, entries, make_plan, prove, prove_class
 from boggle_dawg.solver.proof.tables import NARROW_LETTERS, tables_of
 from boggle_dawg.solver.search import canonical_board, canonical_codes
 
@@ -310,7 +310,7 @@ def test_a_wide_3x4_row_key_takes_two_words_and_bounds_hold_in_every_alphabet(al
     the score of every board in it, and proving the class finds exactly the boards that scoring all 4,096
     of them finds at or above its 20th best score."""
     name, letters, _, common, out, _, _ = alphabet
-    assert (kernels.key_words(12, 0), kernels.key_words(12, 1)) == (1, 2)
+    assert (entries.key_words(12, 0), entries.key_words(12, 1)) == (1, 2)
     lex = open_lexicon(out)
     plan, class_id = pairs_class(lex, name, letters, common, (3, 4))
     boards = list(itertools.product(*plan.class_buckets(class_id)))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from boggle_dawg.solver.board import Shape, encode_texts, parse_board
-from boggle_dawg.solver.engine import checked_codes
+from boggle_dawg.solver.board_walk import checked_codes
 from boggle_dawg.solver.errors import DawgError, ParameterError
 from boggle_dawg.solver.lexicon import open_lexicon
 

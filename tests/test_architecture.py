@@ -132,8 +132,29 @@ def test_no_import_circle_between_the_solver_parts():
             graph.setdefault(source, set()).update(
                 target for target in map(solver_unit, imports(name, path, top_level_only=False))
                 if target and target != source)
-    assert "boggle_dawg.solver.formats" in graph["boggle_dawg.solver.lexicon"]  # the walk sees the imports
+    assert "boggle_dawg.solver.formats" in graph["boggle_dawg.solver.lexicon"]  # the scan sees these imports
     assert find_circle(graph) == []
+
+
+def test_no_two_modules_share_a_file_name():
+    """Each module's file name says what it holds, once: two `run.py` or `engine.py` in different
+    folders read alike in tracebacks, imports and docs (issue 34). Only `__init__.py` repeats, and
+    a file's writer in compiler/ may take the name of its reader in solver/, which it imports (the
+    layout is defined once, in the reader: compiler/trie.py and solver/formats/trie.py)."""
+    by_file: dict[str, list[str]] = {}
+    for name, path in MODULES.items():
+        if path.name != "__init__.py":
+            by_file.setdefault(path.name, []).append(name)
+
+    def writer_and_reader(names: list[str]) -> bool:
+        writer = [n for n in names if n.startswith("boggle_dawg.compiler.")]
+        reader = [n for n in names if n.startswith("boggle_dawg.solver.")]
+        return len(writer) == len(reader) == 1 and len(names) == 2 and \
+            reader[0] in imports(writer[0], MODULES[writer[0]], top_level_only=False)
+
+    assert writer_and_reader(by_file["trie.py"])  # the exception holds where it is meant to
+    shared = {file: names for file, names in by_file.items() if len(names) > 1 and not writer_and_reader(names)}
+    assert shared == {}
 
 
 def test_the_library_never_prints():

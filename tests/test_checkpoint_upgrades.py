@@ -12,8 +12,8 @@ import pytest
 
 from boggle_dawg.solver.board import parse_size
 from boggle_dawg.solver.cluster.checkpoint import Checkpoint, read_checkpoint, record_line
+from boggle_dawg.solver.cluster.plan_run import with_rules
 from boggle_dawg.solver.cluster.prove_job import ProvePlan, run_prove_task
-from boggle_dawg.solver.cluster.run import with_rules
 from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.rules import Rules
 
@@ -56,7 +56,8 @@ def test_a_format_1_proof_checkpoint_resumes_when_its_plan_is_this_lexicons(make
 
 # The answers of the complete proofs committed (benchmarks/results/prove.md, docs/proofs.md): the published 3x4
 # optimum of ENABLE2K, perslatesind, in canonical form.
-ANSWERS = {("3x4", "standard", 1651): [{"board": "dnisetalsrep", "score": 1651}]}
+ANSWERS = {("3x4", "standard", 1651): [{"board": "dnisetalsrep", "score": 1651}],
+           ("3x4", "big", 1574): [{"board": "dnisetalsrep", "score": 1574}]}
 
 
 @pytest.mark.slow
@@ -71,7 +72,7 @@ def test_every_committed_checkpoint_resumes_on_a_fresh_build_with_its_answer(com
     header = contents.header
     assert header["kind"] == "prove" and header["shape"] == "3x4"
     rules = Rules.from_dict(with_rules(header)["rules"], str(committed))
-    lex = open_lexicon(built("enable2k"))
+    lex = open_lexicon(built(committed.stem.split("-")[2]))  # prove-SHAPE-LIST[-...].ckpt
     plan = ProvePlan(lex, parse_size(header["shape"]), header["min_score"], header["split"], rules=rules)
     kept = copy.read_bytes()
     with Checkpoint.open(copy, plan.header(), True, plan.check_record, plan.upgrade_header) as opened:

@@ -30,7 +30,7 @@ from boggle_dawg.solver.board import parse_size
 from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.cluster import Checkpoint, Engine, Job, read_checkpoint, run_plan
 from boggle_dawg.solver.cluster.checkpoint import record_line
-from boggle_dawg.solver.cluster.engine import TaskError, _sigint_held, run_task
+from boggle_dawg.solver.cluster.dask_engine import TaskError, _sigint_held, run_task
 from boggle_dawg.solver.cluster.search_job import SearchPlan, search_in_process
 from boggle_dawg.solver.cluster.worker import LexiconRef
 from boggle_dawg.solver.errors import DawgError
@@ -52,35 +52,50 @@ def _dask(*args: str) -> list[str]:
     return [sys.executable, "-m", module, *args[1:]]
 
 
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _start_scheduler(info: Path) -> tuple[subprocess.Popen, str]:
+    """A `dask scheduler` process on this machine (no dashboard), writing its scheduler file `info`, and
+    its address once written; stopped again if it does not start within a minute."""
+    scheduler = subprocess.Popen(_dask("scheduler", "--scheduler-file", str(info), "--host", "127.0.0.1", "--port",
+                                       "0", "--no-dashboard"), cwd=info.parent, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not info.exists() or not info.read_text().strip():
+            assert scheduler.poll() is None and time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.05)
+        return scheduler, json.loads(info.read_text())["address"]
+    except BaseException:
+        _stop(scheduler)
+        raise
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """The address of a scheduler with two worker processes, started as separate processes."""
     where = tmp_path_factory.mktemp("cluster")
     info = where / "scheduler.json"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    scheduler = subprocess.Popen(_dask("scheduler", "--scheduler-file", str(info), "--host", "127.0.0.1",
-                                       "--port", "0", "--no-dashboard"), cwd=where, **quiet)
+    scheduler, address = _start_scheduler(info)
     workers = None
     try:
-        deadline = time.monotonic() + 60
-        while not info.exists() or not info.read_text().strip():
-            assert scheduler.poll() is None and time.monotonic() < deadline, "the scheduler did not start"
-            time.sleep(0.1)
-        address = json.loads(info.read_text())["address"]
         workers = subprocess.Popen(_dask("worker", "--scheduler-file", str(info), "--nworkers", "2", "--nthreads", "1",
-                                         "--no-dashboard", "--local-directory", str(where)), cwd=where, **quiet)
+                                         "--no-dashboard", "--local-directory", str(where)), cwd=where,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with Engine(scheduler=address) as engine:
             engine.client.wait_for_workers(2, timeout=60)
         yield address
     finally:
         for process in (workers, scheduler):
             if process is not None:
-                process.terminate()
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+                _stop(process)
 
 
 @pytest.fixture(scope="module")
@@ -313,19 +328,26 @@ def test_the_driver_killed_20_times_and_resumed_gives_the_same_answer(cluster, l
     assert sorted(contents.records) == list(range(TASKS)) and not contents.torn and contents.duplicates == 0
 
 
-def test_a_killed_worker_is_survived(cluster, lexicon, reference):
-    statuses = []
+def _run_killing_a_worker(cluster: str, plan, victim: int, **options) -> tuple:
+    """Run `plan` on the module's cluster, SIGKILLing worker `victim` (an index into the sorted worker
+    addresses) as the first record arrives; wait for its replacement. (result, outcome, workers killed)."""
     killed = []
     with Engine(scheduler=cluster) as engine:
         def kill_one(task, record):
             if not killed:
                 pids = engine.client.run(os.getpid)
-                victim = sorted(pids)[0]
-                os.kill(pids[victim], signal.SIGKILL)
-                killed.append(victim)
+                worker = sorted(pids)[victim]
+                os.kill(pids[worker], signal.SIGKILL)
+                killed.append(worker)
 
-        result, outcome = run_plan(_plan(lexicon), engine=engine, on_status=statuses.append, on_record=kill_one)
+        result, outcome = run_plan(plan, engine=engine, on_record=kill_one, **options)
         engine.client.wait_for_workers(2, timeout=60)  # the worker's nanny starts a new one for the next tests
+    return result, outcome, killed
+
+
+def test_a_killed_worker_is_survived(cluster, lexicon, reference):
+    statuses = []
+    result, outcome, killed = _run_killing_a_worker(cluster, _plan(lexicon), 0, on_status=statuses.append)
     assert killed and outcome.complete
     assert statuses[-1].lost >= 1 and statuses[-1].done == TASKS  # the progress display counts the loss
     assert (result.top, result.rounds, result.evaluations) == (reference.top, reference.rounds, reference.evaluations)
@@ -479,16 +501,8 @@ def test_a_port_that_is_no_dask_scheduler_is_one_line_within_the_timeout(kind):
 
 def test_a_lost_scheduler_is_named_and_the_checkpoint_offered(lexicon, tmp_path):
     """A scheduler of its own (no workers: the tasks wait), killed while the run waits on it."""
-    info = tmp_path / "scheduler.json"
-    scheduler = subprocess.Popen(_dask("scheduler", "--scheduler-file", str(info), "--host", "127.0.0.1", "--port",
-                                       "0", "--no-dashboard"), cwd=tmp_path, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
+    scheduler, address = _start_scheduler(tmp_path / "scheduler.json")
     try:
-        deadline = time.monotonic() + 60
-        while not info.exists() or not info.read_text().strip():
-            assert scheduler.poll() is None and time.monotonic() < deadline, "the scheduler did not start"
-            time.sleep(0.05)
-        address = json.loads(info.read_text())["address"]
         plan = _plan(lexicon, tasks=3)
         with pytest.raises(DawgError) as err:
             run_plan(plan, scheduler=address, checkpoint=tmp_path / "run.ckpt",
@@ -595,18 +609,8 @@ def test_a_proof_killed_20_times_and_resumed_finds_the_same_boards(cluster, lexi
 def test_a_proof_survives_a_killed_worker(cluster, lexicon, proof_reference):
     from boggle_dawg.solver.cluster.prove_job import ProvePlan
 
-    killed = []
-    with Engine(scheduler=cluster) as engine:
-        def kill_one(task, record):
-            if not killed:
-                pids = engine.client.run(os.getpid)
-                victim = sorted(pids)[-1]
-                os.kill(pids[victim], signal.SIGKILL)
-                killed.append(victim)
-
-        result, outcome = run_plan(ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE, PROVE_CLASSES),
-                                   engine=engine, on_record=kill_one)
-        engine.client.wait_for_workers(2, timeout=60)
+    result, outcome, killed = _run_killing_a_worker(
+        cluster, ProvePlan(lexicon, parse_size(PROVE_SIZE), PROVE_SCORE, PROVE_CLASSES), -1)
     assert killed and outcome.complete
     assert (result.boards, result.nodes) == (proof_reference.boards, proof_reference.nodes)
 

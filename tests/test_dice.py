@@ -52,7 +52,7 @@ def test_builtin_sets_have_the_right_dice_counts_and_six_faces():
 
 def test_builtin_files_name_their_set_size_and_source():
     for name in SIZES:
-        text = files("solver").joinpath("dice", f"{name}.txt").read_text(encoding="utf-8")
+        text = files("boggle_dawg.solver").joinpath("dice", f"{name}.txt").read_text(encoding="utf-8")
         header = "\n".join(line for line in text.splitlines() if line.startswith("#"))
         assert header.startswith("# ") and "Boggle" in header.splitlines()[0], name
         assert "Source:" in header, name

@@ -29,15 +29,15 @@ from boggle_dawg.compiler.verify import verify
 from boggle_dawg.dawgc_cli import app
 from boggle_dawg.solver import formats
 from boggle_dawg.solver.board import Shape, parse_board
+from boggle_dawg.solver.board_walk import Walk
 from boggle_dawg.solver.charset import Charset, parse_charset
-from boggle_dawg.solver.engine import Walk
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats import Format
 from boggle_dawg.solver.formats.base import Lexicon, ManifestEntry, Snapshot, verify_sha256
 from boggle_dawg.solver.formats.common import MANIFEST_FILE
-from boggle_dawg.solver.kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
 from boggle_dawg.solver.lexicon import open_lexicon, read_manifest
 from boggle_dawg.solver.schema import FILE_ENTRY, fields, integer
+from boggle_dawg.solver.walk_kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
 
 from bruteforce import Reference
 

@@ -21,7 +21,7 @@ from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.compiler.verify import verify
 from boggle_dawg.compiler.wordlist import ListOptions
 from boggle_dawg.solver.board import Shape
-from boggle_dawg.solver.dice_sets import load_dice, roll
+from boggle_dawg.solver.dice_sets import load_dice, parse_dice, roll
 from boggle_dawg.solver.formats import FORMATS
 from boggle_dawg.solver.language import load_language
 from boggle_dawg.solver.lexicon import open_lexicon
@@ -179,6 +179,20 @@ def test_word_queries_fold_as_the_build_did(tanglet):
 
 
 @pytest.mark.slow
+def test_german_words_are_shown_as_the_list_writes_them(tanglet):
+    """Tanglet's further columns are the spellings the game shows: "gläsern" and "Gläsern" for GLAESERN."""
+    out = tanglet("de").out
+    de = open_lexicon(out)
+    assert de.written("glaesern") == ("gläsern", "Gläsern") == de.written("Gläsern")
+    assert de.written("strasse") == ("Straße",)
+    board = "glaenresxxxxxxxx"
+    found = {f.word: f for f in de.words(board)}
+    assert found["glaesern"].shown == "gläsern / Gläsern"
+    proc = run_cli("boggle_dawg", str(out), board, "--words")
+    assert "glaesern  (gläsern / Gläsern)" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
 def test_board_folds_in_play_and_in_a_batch_with_a_bad_board(tanglet):
     """A Spanish board may show Ú (read as U): `play --board`, and a batch whose chunk also holds a bad board."""
     out = str(tanglet("es").out)
@@ -221,8 +235,8 @@ def test_roll_and_play_in_russian(tanglet):
 # --- the languages of Debian's tanglet-data package, read where it installs them ------------------
 
 TANGLET_DATA = Path("/usr/share/tanglet/gamedata")
-# Tanglet folder -> built-in language; Catalan's die face "·L" (l·l) is no letter of ours yet
-DEBIAN_LANGUAGES = {"cs": "cs", "el": "el", "he": "he", "hu": "hu", "pt": "pt", "pt_BR": "pt-br"}
+# Tanglet folder -> built-in language
+DEBIAN_LANGUAGES = {"ca": "ca", "cs": "cs", "el": "el", "he": "he", "hu": "hu", "pt": "pt", "pt_BR": "pt-br"}
 DEBIAN_SAMPLE = 10  # every 10th line of each list
 
 
@@ -233,9 +247,29 @@ def _tanglet_data(folder: str) -> Path:
     return path
 
 
-def test_every_tanglet_data_language_but_catalan_is_built_in():
+def test_every_tanglet_data_language_is_built_in():
     folders = {p.name for p in _tanglet_data("").iterdir() if (p / "words").is_file()}
-    assert folders - {"ca"} <= set(DEBIAN_LANGUAGES) | set(LISTS) | {"en"}, folders
+    assert folders <= set(DEBIAN_LANGUAGES) | set(LISTS) | {"en"}, folders
+
+
+def test_catalan_plays_the_geminated_l_as_its_die_face_and_shows_it_as_written(tmp_path):
+    """The die face '·L' is the tile 'ŀl' (the middle dot folds into ŀ): "al·le" is a, l, ·L, e."""
+    ca = load_language("ca")
+    source = tmp_path / "words"
+    source.write_text("AL·LE\nCOL·LECCIO col·lecció\nGAL\nSOL·\n", encoding="utf-8")
+    out = build_lexicon(source, ca.charset(), tmp_path / "out", options=ListOptions(ca, "tanglet", True)).out_dir
+    lex = open_lexicon(out)
+    assert set(lex) == {"alŀle", "colŀleccio", "gal"}  # a dot that no l follows is no word
+    assert lex.written("alŀle") == ("al·le",) and lex.written("col·lecció") == ("col·lecció",)
+    dice = parse_dice("A,L,E,G\nA,·L,E,G\nE,E,E,E\nG,G,G,G", "ca-dice", lex.charset,
+                      folds=ca.letter_folds(lex.charset))
+    assert dice.dice[1] == ("a", "ŀl", "e", "g")
+    board = lex.board("AL·E/GXXX/XXXX/XXXX")
+    assert board.faces[:4] == ("a", "l", "ŀl", "e")
+    found = {f.word: f for f in lex.words(board)}
+    assert found["alŀle"].points == 2 and found["alŀle"].shown == "al·le"
+    proc = run_cli("boggle_dawg", str(out), "al·e/gxxx/xxxx/xxxx", "--words")
+    assert "alŀle  (al·le)" in proc.stdout, proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize("folder", sorted(DEBIAN_LANGUAGES))
@@ -255,7 +289,8 @@ def test_debian_languages_play_the_games_words_on_their_own_dice(tmp_path, folde
     assert set(lex) == reference.words
     assert lang.dice() == str(data / "dice")
     for seed, shape in enumerate(SHAPES, 3):
-        boards = list(roll(load_dice(lang.dice(), lex.charset, shape), shape, seed, BOARDS_PER_SHAPE))
+        dice = load_dice(lang.dice(), lex.charset, shape, lang.letter_folds(lex.charset))
+        boards = list(roll(dice, shape, seed, BOARDS_PER_SHAPE))
         expected = [reference.score(list(b.faces), shape.rows, shape.cols) for b in boards]
         assert [lex.score(b) for b in boards] == expected
 

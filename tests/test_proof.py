@@ -15,11 +15,8 @@ import pytest
 from boggle_dawg.solver.board import Shape
 from boggle_dawg.solver.errors import ParameterError
 from boggle_dawg.solver.lexicon import open_lexicon
-from boggle_dawg.solver.proof import ClassRecord, class_entries, make_plan, prove, prove_class
-from boggle_dawg.solver.proof import kernels as K
-from boggle_dawg.solver.proof import run as R
+from boggle_dawg.solver.proof import ClassRecord, class_entries, deep_forcing, entries, make_plan, prove, prove_class, prover
 from boggle_dawg.solver.proof import tree as T
-from boggle_dawg.solver.proof import walk as W
 from boggle_dawg.solver.rules import load_rules
 from boggle_dawg.solver.search import canonical_codes
 
@@ -57,8 +54,8 @@ def _force_rows(tokens, pts, depth, letter, base):
     empty added to the base."""
     width = tokens.shape[1]
     first = tokens[:, 0]
-    named = (first >= 0) & ((first >> K.TOKEN_SHIFT) == depth)
-    hit = named & (first == K.token(depth, letter))
+    named = (first >= 0) & ((first >> entries.TOKEN_SHIFT) == depth)
+    hit = named & (first == entries.token(depth, letter))
     moved = np.concatenate([tokens[hit, 1:], np.full((int(hit.sum()), 1), -1, tokens.dtype)], axis=1)
     rows = np.concatenate([tokens[~named], moved])
     points = np.concatenate([pts[~named], pts[hit]])
@@ -86,7 +83,7 @@ def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit, tree
         tree = _tree(tokens, pts, base, spare=0)
         tree.stack = np.empty((1, 4), np.int64)
     bound = tree.bound(root)
-    assert bound == K.tree_bound(tokens, pts, base)
+    assert bound == entries.tree_bound(tokens, pts, base)
     visit(dict(forced), bound)
     if depth == len(order):
         return
@@ -215,7 +212,7 @@ def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k, r
     for depth, cell in enumerate(plan.order):
         if depth in (3, 6, 9, 12):
             bound = tree.bound(root)
-            assert int(K.tree_bound(t, p, base)) == bound
+            assert int(entries.tree_bound(t, p, base)) == bound
             best = 0
             for _ in range(200):
                 b = [letters[forced[c]] if c in forced else rng.choice(cell_letters[c]) for c in range(16)]
@@ -226,13 +223,13 @@ def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k, r
         t, p, base = _force_rows(t, p, depth, letter, base)
         forced[cell] = letter
     full = [letters[forced[c]] for c in range(16)]
-    assert tree.bound(root) == int(K.tree_bound(t, p, base)) >= _brute(ref, rules, _faces(full), 4, 4)
+    assert tree.bound(root) == int(entries.tree_bound(t, p, base)) >= _brute(ref, rules, _faces(full), 4, 4)
 
 
 @pytest.mark.parametrize("size,spec,seed", [pytest.param((2, 2), "aeq,rstu", 21, marks=IN_PYTHON), ((2, 3), "ae,qrstu", 22),
                                             ((3, 3), "ae,rs,t", 23)])
-def test_walk_leaves_every_board_reaching_the_target(make_lexicon, size, spec, seed):
-    """The deep walk, from a class and from its subclasses with the first cell forced, leaves
+def test_deep_forcing_leaves_every_board_reaching_the_target(make_lexicon, size, spec, seed):
+    """Deep forcing, from a class and from its subclasses with the first cell forced, leaves
     distinct boards of the subclass that include every board whose exact score reaches the
     target, so scoring them gives exactly what exhaustive scoring finds."""
     letters = SMALL if size != (3, 3) else "aerst"
@@ -259,18 +256,18 @@ def test_walk_leaves_every_board_reaching_the_target(make_lexicon, size, spec, s
                 rank0 = 0 if letter is None else 1
                 inside = np.ones(len(boards), bool) if letter is None else boards[:, order[0]] == letter
                 out = np.empty((len(boards), cells), np.int64)
-                found, nodes = W.walk(*tree.arrays, root, rank0, table, counts, 0, target, out)
+                found, nodes = deep_forcing.force_remaining(*tree.arrays, root, rank0, table, counts, 0, target, out)
                 assert nodes >= 1 and found <= inside.sum()
-                walked = np.empty((found, cells), np.int64)
-                walked[:, order] = out[:found]
+                left_boards = np.empty((found, cells), np.int64)
+                left_boards[:, order] = out[:found]
                 if letter is not None:
-                    walked[:, order[0]] = letter
-                left = {tuple(b) for b in walked.tolist()}
+                    left_boards[:, order[0]] = letter
+                left = {tuple(b) for b in left_boards.tolist()}
                 assert len(left) == found
                 expected = {tuple(b) for b in boards[inside & (scores >= target)].tolist()}
                 assert expected <= left, (class_id, letter, target)
-                exact = lex.score_codes(walked, plan.shape)
-                assert {tuple(b) for b, s in zip(walked.tolist(), exact) if s >= target} == expected
+                exact = lex.score_codes(left_boards, plan.shape)
+                assert {tuple(b) for b, s in zip(left_boards.tolist(), exact) if s >= target} == expected
 
 
 def _enumerate(lex, shape, min_score, rules=None):
@@ -328,8 +325,8 @@ def test_class_too_large_is_proved_in_pieces(make_lexicon, monkeypatch):
     plan = make_plan(lex, shape, SMALL)  # one bucket: every board in one class
     whole = prove_class(lex, plan, 0, min_score)
     rows = len(class_entries(lex, plan, plan.class_buckets(0))[1])
-    monkeypatch.setattr(R, "MAX_ROWS", rows // 6)
-    with pytest.raises(R.ClassTooLarge, match="entry rows"):
+    monkeypatch.setattr(prover, "MAX_ROWS", rows // 6)
+    with pytest.raises(prover.ClassTooLarge, match="entry rows"):
         class_entries(lex, plan, plan.class_buckets(0))
     pieces = prove_class(lex, plan, 0, min_score)
     assert pieces.boards == whole.boards == [kv for kv in everything if kv[1] >= min_score]

@@ -21,9 +21,9 @@ from pathlib import Path
 from ..defaults import DEFAULT_WORD_LIST, lexicon_or_default
 from ..solver.backends import Scorer
 from ..solver.board import MAX_SIDE, Board, Shape
+from ..solver.board_walk import Found, solve_one
 from ..solver.charset import Charset
 from ..solver.dice_sets import DEFAULT_DICE, DICE_FOR_SIDE, DiceSet, builtin_dice_names, load_dice_sets
-from ..solver.engine import Found, solve_one
 from ..solver.errors import DawgError
 from ..solver.formats.common import MANIFEST_FILE
 from ..solver.lexicon import Lexicon, read_manifest

@@ -23,8 +23,8 @@ from ..rules import Rules, load_rules
 
 if TYPE_CHECKING:
     from ..board import Shape
+    from ..board_walk import Walk
     from ..charset import Charset
-    from ..engine import Walk
 
 
 class Trie(Protocol):
@@ -38,7 +38,7 @@ class Trie(Protocol):
     def height(self) -> int: ...
 
 
-class Lexicon(Protocol):
+class WalkableLexicon(Protocol):
     """What a backend needs of a lexicon (any format's `Lexicon` is one): the walk of its format,
     its charset, its default rules, the check that its mapped files are unchanged, and, for a backend that walks a
     trie itself, its nodes as a trie (None for a format that holds none; `format` names it)."""
@@ -84,7 +84,7 @@ class Scorer(ABC):
 
     name = ""
 
-    def __init__(self, lexicon: Lexicon, rules: Rules) -> None:
+    def __init__(self, lexicon: WalkableLexicon, rules: Rules) -> None:
         self.lexicon = lexicon
         self.rules = rules  # what every board it scores is scored under
 
@@ -104,7 +104,7 @@ class Scorer(ABC):
 
         This version makes every change here and scores them with score_codes; a backend that
         can make and score them where it scores (the CUDA backend, on the device) overrides it."""
-        from ..engine import checked_codes
+        from ..board_walk import checked_codes
 
         shape, codes = checked_codes(codes, shape, self.lexicon.charset)
         alphabet = np.asarray(alphabet, np.int64)
@@ -140,7 +140,7 @@ def _runs_anywhere() -> tuple[bool, str]:
     return True, "this machine"
 
 
-def _scores_any(lexicon: Lexicon) -> None:
+def _scores_any(lexicon: WalkableLexicon) -> None:
     """A backend that scores every lexicon it is given."""
 
 
@@ -155,19 +155,19 @@ class Backend:
     lexicon); `about` describes it in --device's help. `--device auto` takes the first backend after
     the first (the CPU's, always available) that is available."""
 
-    open: Callable[[Lexicon, int, Rules], Scorer]
+    open: Callable[[WalkableLexicon, int, Rules], Scorer]
     about: str = ""
     available: Callable[[], tuple[bool, str]] = _runs_anywhere
-    check: Callable[[Lexicon], None] = _scores_any
+    check: Callable[[WalkableLexicon], None] = _scores_any
 
 
-def _cpu(lexicon: Lexicon, jobs: int, rules: Rules) -> Scorer:
+def _cpu(lexicon: WalkableLexicon, jobs: int, rules: Rules) -> Scorer:
     from .cpu import CpuScorer
 
     return CpuScorer(lexicon, jobs, rules)
 
 
-def _cuda(lexicon: Lexicon, jobs: int, rules: Rules) -> Scorer:
+def _cuda(lexicon: WalkableLexicon, jobs: int, rules: Rules) -> Scorer:
     from .cuda import CudaScorer
 
     return CudaScorer(lexicon, jobs, rules)
@@ -180,7 +180,7 @@ def cuda_available() -> tuple[bool, str]:
     return availability()
 
 
-def _cuda_check(lexicon: Lexicon) -> None:
+def _cuda_check(lexicon: WalkableLexicon) -> None:
     from .cuda import usable_trie
 
     usable_trie(lexicon)
@@ -216,7 +216,7 @@ def choose_backend(device: str) -> tuple[str, str | None]:
     return first, "; ".join([*reasons, f"scoring on the {first.upper()}"])
 
 
-def check_backend(lexicon: Lexicon, backend: str) -> None:
+def check_backend(lexicon: WalkableLexicon, backend: str) -> None:
     """Raise the error that opening a `backend` scorer of `lexicon` would for a backend that cannot
     run here or cannot score `lexicon`, without opening one (one board is walked on the CPU
     whatever the backend, but a backend that was asked for and cannot run is still an error)."""
@@ -225,7 +225,7 @@ def check_backend(lexicon: Lexicon, backend: str) -> None:
     BACKENDS[backend].check(lexicon)
 
 
-def open_scorer(lexicon: Lexicon, backend: str = "cpu", jobs: int = 0, rules: Rules | str | None = None) -> Scorer:
+def open_scorer(lexicon: WalkableLexicon, backend: str = "cpu", jobs: int = 0, rules: Rules | str | None = None) -> Scorer:
     """A scorer of `lexicon` on `backend` with `jobs` workers (0 = all cores), scoring under `rules`
     (a Rules, a built-in name or a rules file; None: the lexicon's own, `Lexicon.rules`)."""
     check_backend(lexicon, backend)

@@ -16,12 +16,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .. import kernels
+from .. import walk_kernels
 from ..board import Shape
+from ..board_walk import Walk, checked_codes, neighbour_bits_array
 from ..charset import Charset
-from ..engine import Walk, checked_codes, neighbour_bits_array
 from ..rules import Rules
-from . import Lexicon, Scorer
+from . import Scorer, WalkableLexicon
 
 CHUNK = 512  # boards per task: small enough for progress and balance, large enough to amortise
 
@@ -32,7 +32,7 @@ class _Scratch(threading.local):
 
     def __init__(self) -> None:
         self.stamps = np.zeros(0, np.uint32)
-        self.stack = np.zeros(kernels.FRAME * 64, np.int64)
+        self.stack = np.zeros(walk_kernels.FRAME * 64, np.int64)
         self.next_stamp = 1
 
     def take(self, id_count: int, boards: int) -> int:
@@ -139,7 +139,7 @@ class CpuScorer(Scorer):
 
     name = "cpu"
 
-    def __init__(self, lexicon: Lexicon, jobs: int, rules: Rules) -> None:
+    def __init__(self, lexicon: WalkableLexicon, jobs: int, rules: Rules) -> None:
         super().__init__(lexicon, rules)
         self.jobs = jobs
         self._workers = Workers(jobs)

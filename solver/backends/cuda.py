@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..board import Shape, neighbour_table
-from ..engine import checked_codes
+from ..board_walk import checked_codes
 from ..errors import DawgError, ParameterError
 from ..rules import Rules
-from . import Lexicon, Scorer, Trie
+from . import Scorer, Trie, WalkableLexicon
 
 if TYPE_CHECKING:
     from numba.cuda.cudadrv.devicearray import DeviceNDArray
@@ -88,7 +88,7 @@ def block_size(depth: int, wide: bool = False) -> int:
     return block
 
 
-def trie_of(lexicon: Lexicon) -> Trie:
+def trie_of(lexicon: WalkableLexicon) -> Trie:
     """The lexicon's nodes as a trie; DawgError for a format that holds none."""
     trie = lexicon.as_trie()
     if trie is None:
@@ -96,7 +96,7 @@ def trie_of(lexicon: Lexicon) -> Trie:
     return trie
 
 
-def usable_trie(lexicon: Lexicon) -> tuple[Trie, str]:
+def usable_trie(lexicon: WalkableLexicon) -> tuple[Trie, str]:
     """The lexicon's trie and what runs the kernels; DawgError when the CUDA backend cannot
     score `lexicon` here (the one check, for batches and for one board alike)."""
     trie = trie_of(lexicon)
@@ -112,7 +112,7 @@ class CudaScorer(Scorer):
 
     name = "cuda"
 
-    def __init__(self, lexicon: Lexicon, jobs: int, rules: Rules) -> None:
+    def __init__(self, lexicon: WalkableLexicon, jobs: int, rules: Rules) -> None:
         super().__init__(lexicon, rules)
         trie, reason = usable_trie(lexicon)
         if trie.count >= MAX_NODES:

@@ -30,7 +30,7 @@ its work items are the single-letter changes of each board, made on the fly
 kept, by an atomic max, so only the boards go to the device and one number per
 board comes back.
 
-Cell codes are as everywhere (solver/kernels.py): the letter index, NO_LETTER
+Cell codes are as everywhere (solver/walk_kernels.py): the letter index, NO_LETTER
 for a blank, first + 64 * (second + 1) for a two-letter face; a code spells
 code_len[first] letters (a tile its face's), plus code_len[second]. They travel
 as int16 and are widened before any shift: the simulator computes in the arrays'
@@ -45,8 +45,8 @@ from functools import cache
 
 from numba import cuda, int32, int64, uint32
 
-from ..kernels import NO_LETTER
 from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT
+from ..walk_kernels import NO_LETTER
 
 FRAME_WORDS = 3  # shared-memory words per stack frame (a wide trie's have one more: the mask's high bits)
 MASK_LOW_BITS = 31  # of the letter mask, in a frame's second word

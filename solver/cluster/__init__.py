@@ -2,9 +2,9 @@
 
 - `checkpoint`: the checkpoint file format (a header, then one durable record per
   finished task), defined once; reading it back tolerates a torn last record.
-- `engine`: `Engine` (a Dask client on a LocalCluster or an existing scheduler) runs a
+- `dask_engine`: `Engine` (a Dask client on a LocalCluster or an existing scheduler) runs a
   `Job` (a header, small task specs, a worker-side function) and returns its records.
-- `run`: the job protocol (`Plan`, `job_header`) and `run_plan`, the one owner of a run's
+- `plan_run`: the job protocol (`Plan`, `job_header`) and `run_plan`, the one owner of a run's
   engine and checkpoint: open, start, run, merge, close.
 - `worker`: what a worker process keeps warm between tasks (lexicons opened once by
   path and checked against the driver's fingerprint, their scorers).
@@ -18,8 +18,8 @@ are imported only when an engine starts.
 """
 
 from .checkpoint import Checkpoint, read_checkpoint
-from .engine import Engine, EngineStatus, Job, Outcome
-from .run import Plan, job_header, run_plan
+from .dask_engine import Engine, EngineStatus, Job, Outcome
+from .plan_run import Plan, job_header, run_plan
 from .worker import LexiconRef, lexicon_fingerprint
 
 __all__ = ["Checkpoint", "Engine", "EngineStatus", "Job", "LexiconRef", "Outcome", "Plan", "job_header",

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from ..board import Shape
 from ..rules import Rules
 from . import worker
-from .engine import Job, Outcome
-from .run import job_header, with_rules
+from .dask_engine import Job, Outcome
+from .plan_run import job_header, with_rules
 from .worker import LexiconRef
 
 ORDER = "feistel"  # which class order a share's first classes are taken from (a share's checkpoint records it)
@@ -123,9 +123,9 @@ class ProvePlan:
 
     def merge(self, outcome: Outcome, seconds: float):
         """The proof's result from the records of all its classes (CPU-seconds: the classes' own),
-        every board they report checked and scored again here first (`solver.proof.run.check_records`)."""
+        every board they report checked and scored again here first (`solver.proof.prover.check_records`)."""
         from ..proof import combine
-        from ..proof.run import check_records
+        from ..proof.prover import check_records
 
         chosen = self.records(outcome)
         check_records(self.lexicon, self.plan, self.min_score, chosen, self.rules)

@@ -21,11 +21,11 @@ from ..errors import DawgError, ParameterError
 from ..rules import Rules
 from ..schema import BadField, Check, integer, list_of, number, one_of, only_fields, pair, text
 from ..search.find import plan_search, search
-from ..search.run import Budget, ScoredBoard, SearchResult
+from ..search.search_run import Budget, ScoredBoard, SearchResult
 from ..search.space import board_to_codes
 from . import worker
-from .engine import Job, Outcome
-from .run import job_header, with_rules
+from .dask_engine import Job, Outcome
+from .plan_run import job_header, with_rules
 from .worker import LexiconRef
 
 STOP_ORDER = ("target", "interrupted", "seconds", "evaluations", "rounds")  # the reason a merged run reports

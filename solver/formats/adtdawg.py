@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..board_walk import Walk
 from ..charset import JPA14, Charset
-from ..engine import Walk
 from ..errors import DawgError
-from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
 from ..layout import WIDE_LETTERS, AdtLayout, child_set_fields, child_set_positions
 from ..schema import FILE_ENTRY, fields, integer, list_of
+from ..walk_kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
 from .base import Field, Format, Lexicon, ManifestEntry, Snapshot, WordSteps, check, index_count, spans, verify_sha256
 from .common import HEADER
 

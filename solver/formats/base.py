@@ -20,7 +20,7 @@ import unicodedata
 import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..board import Board, Shape, encode_texts, parse_board
+from ..board_walk import Found, Walk, python_inputs, solve_one
 from ..charset import Charset, lower, upper
-from ..engine import Found, Walk, python_inputs, solve_one
 from ..errors import DawgError, ParameterError, reading
 from ..layout import EOW_SHIFT, INDEX_MASK, NARROW, NodeLayout, node_layout
 from ..rules import Rules, load_rules
@@ -39,6 +39,7 @@ from .common import FORMAT_VERSIONS, HEADER, LEGACY_VERSION, MAX_INDEX, read_alp
 if TYPE_CHECKING:
     from ..backends import Scorer
     from ..language import Language
+    from ..written import WrittenForms
 
 PROGRESS_STEP = 1 << 14  # words listed between progress calls
 MAX_WORD_IDS = 1 << 28  # word numbers a walk may produce: each scoring thread keeps a 4-byte stamp per number
@@ -161,6 +162,7 @@ class Lexicon:
     _mapped: tuple = field(default=(), repr=False, compare=False)  # _MappedFile of each mapped file
     language_section: dict | None = field(default=None, repr=False, compare=False)  # the manifest's; None: English
     rules_section: dict | None = field(default=None, repr=False, compare=False)  # the manifest's; None: standard
+    written_forms: WrittenForms | None = field(default=None, repr=False, compare=False)  # None: the list's own spelling
 
     format = ""
 
@@ -221,13 +223,7 @@ class Lexicon:
     def _board_folds(self) -> dict[int, str]:
         """The letters a board may show that the language folds to one of the charset's letters
         ('Ú' to 'u' in Spanish), in either case; none for English (no manifest section)."""
-        if self.language_section is None:
-            return {}
-        table = {}
-        for source, target in self.language.folds:
-            if len(target) == 1 and target in self.charset and source not in self.charset:
-                table[ord(source)] = table[ord(upper(source))] = target
-        return table
+        return {} if self.language_section is None else self.language.letter_folds(self.charset)
 
     def board(self, text: str, shape: Shape | tuple[int, int] | None = None) -> Board:
         """A board in notation as this lexicon reads it: with its charset's tiles, and with a letter
@@ -273,8 +269,12 @@ class Lexicon:
 
     def words(self, board: Board | str, skip_foreign: bool = False,
               shape: Shape | tuple[int, int] | None = None, rules: Rules | str | None = None) -> list[Found]:
-        """Every word on one board that counts under `rules`, with its points and a path, longest first."""
-        return self._solve(board, shape, skip_foreign, rules, want_words=True)[2]
+        """Every word on one board that counts under `rules`, with its points and a path, longest first,
+        and how the list wrote it where it wrote it otherwise (`Found.written`)."""
+        found = self._solve(board, shape, skip_foreign, rules, want_words=True)[2]
+        if self.written_forms is None:
+            return found
+        return [replace(f, written=self.written_forms.forms(self.charset.fold(f.word))) for f in found]
 
     def score_many(self, boards: Iterable[Board | str], jobs: int = 1, skip_foreign: bool = False,
                    shape: Shape | None = None, progress: Callable[[int], None] | None = None,
@@ -412,6 +412,14 @@ class Lexicon:
                 found.append(self.charset.unfold(text))
             entries = [(child, text + self.charset.letters[letter]) for letter, child in steps.children(state)]
         return found
+
+    def written(self, word: str) -> tuple[str, ...]:
+        """How the list wrote a word ("gläsern", "Straße" where the game plays "glaesern", "strasse"): its
+        spellings, in the order the list gave them; where it gave none, the word as the game spells it."""
+        folded = self._folded(word)
+        if not folded:
+            return (word,)
+        return (self.written_forms.forms(folded) if self.written_forms else ()) or (self.charset.unfold(folded),)
 
     def key_id(self, word: str) -> int:
         """The number of a word (as `dawgc words --numbers` prints it; marisa-trie's name); KeyError

@@ -14,11 +14,11 @@ from functools import cached_property
 
 import numpy as np
 
-from ..engine import Walk
+from ..board_walk import Walk
 from ..errors import DawgError
-from ..kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, popcount, record
 from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, SKIP_SHIFT, NodeLayout, split_edge_words
 from ..schema import FILE_ENTRY, fields
+from ..walk_kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, popcount, record
 from .base import (
     Field,
     Format,

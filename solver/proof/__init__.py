@@ -7,7 +7,7 @@ least `min_score` and so proves no other board does; `make_plan` and
 """
 
 from .plan import ProofPlan, make_plan, parse_classes
-from .run import ClassRecord, ProofResult, bound_of, class_entries, combine, prove, prove_class
+from .prover import ClassRecord, ProofResult, bound_of, class_entries, combine, prove, prove_class
 
 __all__ = ["ClassRecord", "ProofPlan", "ProofResult", "bound_of", "class_entries", "combine",
            "make_plan", "parse_classes", "prove", "prove_class"]

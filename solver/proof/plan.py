@@ -20,7 +20,7 @@ buckets):
   larger boards: the published prover's 4x4 split, corners 2 buckets
   (aeiosuy | bcdfghjklmnpqrtvwxz), other cells 3 (aeijou | bcdfgmpqvwxz |
   hklnrsty): 1,068,363 canonical classes on 4x4.
-Coarser classes cost less to list and sort (a class's walk visits each of
+Coarser classes cost less to list and sort (listing a class visits each of
 its word paths once, however many boards share it) and more to search; the
 defaults are the fastest of the splits measured on ENABLE2K
 (benchmarks/results/prove.md, which has the figures, also of the splits
@@ -32,7 +32,7 @@ the CPU time of the published split, and aeiou | the rest on the corners
 with the 3x4 buckets elsewhere, 1.8 times).
 `--classes SPEC` overrides it: comma-separated buckets for every cell
 ("aeiou,bcdfgh...,..."), or "CORNERS/OTHERS" with a comma list each side.
-A proof never lists its classes up front: `canonical_order(seed)` walks the
+A proof never lists its classes up front: `canonical_order(seed)` goes through the
 class ids in a seeded pseudo-random permutation (a Feistel network over the
 smallest even power of two that holds them, the ids past the last skipped)
 and yields the canonical ones, a block at a time, so a split of any size (the
@@ -228,7 +228,7 @@ class ProofPlan:
 
     def canonical_ids(self) -> list[int]:
         """The class ids that are the smallest of their images under the shape's symmetries, in order
-        (all of them in memory: for small splits; a proof walks `canonical_order`)."""
+        (all of them in memory: for small splits; a proof iterates `canonical_order`)."""
         out = []
         for lo in range(0, self.class_count, ORDER_BLOCK):
             ids = np.arange(lo, min(lo + ORDER_BLOCK, self.class_count), dtype=np.int64)

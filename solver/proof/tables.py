@@ -5,9 +5,9 @@ points of the word ending at n in bits 28-31 (0 when none does; at most 11). Its
 (bit i: a child for letter i) sits in one of two layouts, chosen by the charset's size and
 given to the kernels as `wide` (0 or 1), as the files' node layouts are (solver/layout.py):
 narrow (up to NARROW_LETTERS letters, English among them) from bit 32 of that same word, one
-word a node, so the class walk reads one word per step; wide (up to the charset's
+word a node, so listing a class's entries reads one word per step; wide (up to the charset's
 MAX_LETTERS) the whole of a second word, two words a node (node n's first at n << wide). The
-width of a letter in the class walk's row keys follows the same choice (solver/proof/kernels.py).
+width of a letter in the listed rows' keys follows the same choice (solver/proof/entries.py).
 The node number is the word's identity. A tile is one letter ('q'), as long as the rules count
 it when scored (its face's letters, or one). A word's points are the rules' (0 for a word too
 short to count, so it adds nothing to a bound); a rule set whose words score more than

@@ -1,6 +1,6 @@
 """The sum/choice tree as an arena of shared nodes, and forcing a cell on the tree itself.
 
-A class's tree is built once from its sorted entry rows (solver.proof.kernels) into an
+A class's tree is built once from its sorted entry rows (solver.proof.entries) into an
 arena (`Tree`) of two int32 tables of three columns, where a node is a header row
 followed by a row per child, so that a node and its child list are read together (one
 or two cache lines):
@@ -11,7 +11,7 @@ or two cache lines):
   letter, its bound), in letter order.
 
 A node's id is its header's row. A child's rank or letter and its bound are on the
-parent's row for it, so merging two child lists and the walk's pushes read rows in
+parent's row for it, so merging two child lists and deep forcing's pushes read rows in
 order and visit a child only to descend into it. A node can be the child of several
 parents: a forced tree shares every subtree it does not change with the tree it came
 from, and a leaf (points, no choices) of 1 to LEAVES points is one shared node.
@@ -34,8 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import kernel
-from ..kernels import prefetch_row
-from .kernels import LETTER_OF, TOKEN_SHIFT
+from ..walk_kernels import prefetch_row
+from .entries import LETTER_OF, TOKEN_SHIFT
 from .memory import small_pages
 
 POINTS, BOUND, COUNT = 0, 1, 2     # a sum node's header (a choice node's: its count, at COUNT)
@@ -310,7 +310,7 @@ class Tree:
 
     def __init__(self, tokens: np.ndarray, pts: np.ndarray, base: int = 0, reuse: Tree | None = None,
                  spare: float = 0.5) -> None:
-        """The tree of sorted, distinct entry rows (solver.proof.kernels) plus `base` points at the
+        """The tree of sorted, distinct entry rows (solver.proof.entries) plus `base` points at the
         root, with room for `spare` times its rows more before the arena first grows; in the tables
         of `reuse` (a tree done with) when they are large enough, so that their memory is touched
         once for many classes."""

@@ -14,7 +14,7 @@ depends on how far the search got in that time. Ctrl-C stops at once and
 keeps the boards of every finished round.
 
 Layout: `symmetry` (canonical forms, fingerprints), `space` (boards as codes
-and the moves), `run` (the loop every method shares: budget, top list,
+and the moves), `search_run` (the loop every method shares: budget, top list,
 progress, Ctrl-C), `methods` (one module per method and the METHODS
 registry), `find` (`search`) and `rearrange` (seed 003's contest).
 """
@@ -22,7 +22,7 @@ registry), `find` (`search`) and `rearrange` (seed 003's contest).
 from .find import search
 from .methods import METHODS, REARRANGE_METHODS, SearchMethod
 from .rearrange import RearrangeResult, rearrange
-from .run import Budget, ScoredBoard, SearchResult, SearchStatus
+from .search_run import Budget, ScoredBoard, SearchResult, SearchStatus
 from .symmetry import SeenBoards, canonical_board, canonical_codes, fingerprints, symmetries
 
 __all__ = ["METHODS", "REARRANGE_METHODS", "Budget", "RearrangeResult", "ScoredBoard", "SearchMethod",

@@ -12,7 +12,7 @@ from ..charset import Charset
 from ..dice_sets import random_seed
 from ..errors import ParameterError
 from .methods import METHODS, SearchMethod, method_named
-from .run import Budget, SearchResult, SearchRun, SearchStatus, run_until_stopped
+from .search_run import Budget, SearchResult, SearchRun, SearchStatus, run_until_stopped
 from .space import BoardSpace, board_to_codes, parse_letters
 
 

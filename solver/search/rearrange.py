@@ -18,11 +18,11 @@ import numpy as np
 
 from ..backends import Scorer
 from ..board import Board, Shape, neighbours, parse_board
-from ..engine import Found, solve_one
+from ..board_walk import Found, solve_one
 from ..errors import DawgError
 from .find import check_common, run_method
 from .methods import REARRANGE_METHODS, method_named
-from .run import Budget, ScoredBoard, SearchResult, SearchRun, SearchStatus
+from .search_run import Budget, ScoredBoard, SearchResult, SearchRun, SearchStatus
 from .space import BoardSpace, board_to_codes, codes_to_board
 from .symmetry import canonical_board
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import ParameterError
-from ..run import SearchRun
+from ..search_run import SearchRun
 from ..space import BoardSpace
 
 MAX_POOL_BYTES = 2 << 30  # the memory a round's pool may take: a larger pool is a typo, not a plan

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ...errors import ParameterError
-from ..run import SearchRun
+from ..search_run import SearchRun
 from ..space import BoardSpace
 from . import SearchMethod
 

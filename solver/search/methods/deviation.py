@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..run import ROUND_LIMIT, SearchRun, best_distinct
+from ..search_run import ROUND_LIMIT, SearchRun, best_distinct
 from ..space import BoardSpace
 from ..symmetry import SeenBoards, canonical_codes, fingerprints
 from . import SearchMethod

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..run import SearchRun, best_distinct
+from ..search_run import SearchRun, best_distinct
 from ..space import BoardSpace
 from ..symmetry import SeenBoards
 from . import SearchMethod

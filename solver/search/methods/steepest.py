@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..run import SearchRun
+from ..search_run import SearchRun
 from ..space import BoardSpace
 from . import SearchMethod
 

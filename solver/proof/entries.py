@@ -1,4 +1,4 @@
-"""Compiled kernels of the proof: the class walk that lists its entries, their sort, and the
+"""The entries of a proof's class, compiled: listing them (`list_entries`), sorting them, and the
 sum/choice tree bound of sorted entries.
 
 They work on "entries": one row per distinct (set of (cell, letter) pairs,
@@ -16,7 +16,7 @@ its letters. `tree_bound` computes it in one pass over the sorted rows with a
 stack of running sums and maxima per depth, without building nodes.
 
 The prover builds the tree as nodes once per class and forces cells on it
-(solver.proof.tree), then walks it (solver.proof.walk).
+(solver.proof.tree), and forces the deep subclasses without merging (solver.proof.deep_forcing).
 
 Plain functions, compiled by numba with its disk cache (explicit stacks, no
 recursion, no Python objects).
@@ -28,13 +28,13 @@ import numpy as np
 
 from ..charset import MAX_LETTERS
 from ..jit import kernel  # also registers the popcount and lowest_bit intrinsics
-from ..kernels import lowest_bit, popcount
+from ..walk_kernels import lowest_bit, popcount
 from .memory import small_pages
 from .tables import INDEX_MASK, LETTERS_SHIFT, NARROW_LETTERS, POINTS_MASK, POINTS_SHIFT
 
 TOKEN_SHIFT = 6     # a token is rank << TOKEN_SHIFT | letter
 LETTER_OF = (1 << TOKEN_SHIFT) - 1  # token & LETTER_OF: its letter
-SYMBOL_BITS = 5     # of a rank in a narrow row key; a wide one's take one more (see `class_walk`)
+SYMBOL_BITS = 5     # of a rank in a narrow row key; a wide one's take one more (see `list_entries`)
 SCRATCH_PAD = (4096 + 64) // 8  # int64s a row of the sort's scratch has beyond its rows (see `sort_scratch`)
 KEY_BITS = 60       # of a key word that hold ranks: 12 narrow ones, 10 wide
 
@@ -67,7 +67,7 @@ def _key_places(cells, wide):
 
 
 @kernel
-def class_walk(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload):
+def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload):
     """Every path of the class that spells a word, as a row: its key and payload (word node << 16
     | points), written while there is room; returns (how many there are, the longest row's
     length); rerun with more room when the count exceeds len(payload). nodes, wide: the compact
@@ -78,7 +78,7 @@ def class_walk(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload):
     most significant: 5 bits a rank, 12 ranks per int64 word, or 6 bits and 10 when wide (more
     letters than a 5-bit symbol names): 1 + the letter for a rank the path holds, the largest
     symbol (all ones) for one it passes over (a later rank is held) and 0 after its last; so
-    keys compare as the token rows do, a row before the rows it is a prefix of, and the walk
+    keys compare as the token rows do, a row before the rows it is a prefix of, and the listing
     needs no sorting of tokens."""
     cells = len(bucket_mask)
     cap = len(payload)
@@ -247,7 +247,7 @@ def sort_scratch(rows: int, words: int) -> np.ndarray:
 
 @kernel
 def sort_entries(keys, payload, cells, wide, scratch, out_tokens, out_pts):
-    """Sort the walk's rows by key, keep one row per (key, word), add up the points of rows with
+    """Sort the listed rows by key, keep one row per (key, word), add up the points of rows with
     equal keys, and write the distinct rows as tokens to out_* (width: the longest row);
     returns how many. A stable radix sort, 12 bits a pass, orders the rows by the later key
     words, then the earlier ones, skipping passes whose bits are all alike; payloads travel

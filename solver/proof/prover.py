@@ -1,19 +1,19 @@
 """Proving a score bound over every board of a shape: per class (`prove_class`) and in full (`prove`).
 
-For a class: walk it to get its entries (solver.proof.kernels) and build its
+For a class: list its entries (solver.proof.entries) and build its
 sum/choice tree once, as nodes in an arena (solver.proof.tree), whose root's
 bound is the class's. While the bound of a subclass reaches the target, force
 the next cell of the split order to each letter of its bucket on the tree
 itself (the letter's subtree merged into the rest, unchanged subtrees shared;
 the nodes made are dropped when the branch is done); once few cells are left
-(WALK_CELLS) or the bound is within WALK_BOUND times the target, force the
-remaining cells with the walk (solver.proof.walk), which
+(DEEP_CELLS) or the bound is within DEEP_BOUND times the target, force the
+remaining cells by deep forcing (solver.proof.deep_forcing), which
 prunes on a bound as tight as a merge's at each cell's top but merges nothing.
 The full boards it leaves are scored exactly by the ordinary solver.
 
 Memory per class, for R entry rows and C cells (K = ceil(C / 12) key words a
 row, ceil(C / 10) over more than 30 letters; W <= C the longest row): the
-walk's rows (8K + 8 bytes a row), the sort's scratch (32 bytes a row, 48 when
+listed rows (8K + 8 bytes a row), the sort's scratch (32 bytes a row, 48 when
 K > 1) and the sorted rows (2W + 8 bytes a row), in buffers with room for
 MAX_ROWS rows that are allocated once per process and kept (the pages a class
 touches stay for the next: faulting them in again cost more than sorting),
@@ -22,7 +22,7 @@ in two int32 tables of three columns; about 4 nodes a row on ENABLE2K 4x4
 classes), with half as much again to spare, growing by doubling while forced
 subtrees down the branch being explored need more (they share what they do
 not change, so they take a fraction of their parent each), kept for the next
-class. A class whose walk would give more than MAX_ROWS rows (2^25) is proved
+class. A class whose listing would give more than MAX_ROWS rows (2^25) is proved
 in pieces, one bucket halved until each piece fits. `ClassRecord.peak_bytes`
 is what a class held (of the kept buffers, the most rows any class wrote);
 benchmarks/results/prove.md has the figures measured at 4x4.
@@ -48,8 +48,8 @@ from .plan import ProofPlan, make_plan
 from .tables import tables_of
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
-WALK_CELLS = 7               # with at most this many cells left to force, walk instead of forcing on the tree
-WALK_BOUND = 2.2             # ... or once the bound is at most this many times the target (measured on 3x3,
+DEEP_CELLS = 7               # with at most this many cells left to force, force them deep instead of on the tree
+DEEP_BOUND = 2.2             # ... or once the bound is at most this many times the target (measured on 3x3,
 # 3x4 and 4x4 classes: benchmarks/results/prove.md, "Forcing on the tree")
 SCORE_BATCH = 4096           # boards scored exactly per call of the solver
 
@@ -60,7 +60,7 @@ class ClassRecord:
     (canonical text, score), bounds computed (nodes), seconds taken (wall and the proving
     thread's CPU), and memory: `peak_bytes`, the most bytes of arrays the class held at once
     (the listing buffers' rows written so far by any class, which stay resident, the tree's
-    arena and the walk's output; not the lexicon or the interpreter), and `max_rss`, the
+    arena and deep forcing's output; not the lexicon or the interpreter), and `max_rss`, the
     process's peak resident set so far (ru_maxrss: every class it proved before counts too).
     Records of checkpoints written before the last three fields read as CPU = wall, 0 bytes."""
 
@@ -133,7 +133,7 @@ _kept_trees: list = []  # the last class's tree (solver.proof.tree.Tree), whose 
 
 
 class _Geometry:
-    """The per-shape arrays the class walk needs."""
+    """The per-shape arrays listing a class's entries needs."""
 
     def __init__(self, plan: ProofPlan) -> None:
         shape = plan.shape
@@ -157,7 +157,7 @@ def check_min_score(min_score) -> int:
 
 
 class ClassTooLarge(DawgError):
-    """The buckets' walk would give more than MAX_ROWS entry rows (prove_class then splits them)."""
+    """Listing the buckets' entries would give more than MAX_ROWS rows (prove_class then splits them)."""
 
 
 def _halves(cell_letters: list[str], order: tuple[int, ...]) -> list[list[str]]:
@@ -175,7 +175,7 @@ def _halves(cell_letters: list[str], order: tuple[int, ...]) -> list[list[str]]:
 def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
     """The sorted, distinct entry rows (tokens, points under `rules`, by default the lexicon's) of
-    the boards whose cell i holds a letter of cell_letters[i] (see solver.proof.kernels): each word
+    the boards whose cell i holds a letter of cell_letters[i] (see solver.proof.entries): each word
     counted once per distinct set of (cell, letter) pairs its paths use."""
     tokens, pts, _ = _entries(lexicon, plan, cell_letters, lexicon.rules if rules is None else rules)
     return tokens.copy(), pts.copy()
@@ -188,18 +188,18 @@ def _kept_bytes(cells: int, wide: int) -> int:
 
 
 def _kept_buffers(cells: int, wide: int, words: int) -> tuple[np.ndarray, ...]:
-    """The buffers of listing a class for the shape and layout: the class walk's rows (keys,
+    """The buffers of listing a class for the shape and layout: the listed rows (keys,
     payload), the sort's scratch and the sorted rows (tokens, flat, and points), each with room
-    for MAX_ROWS rows, allocated once and kept, so that no class walks twice for want of room
+    for MAX_ROWS rows, allocated once and kept, so that no class is listed twice for want of room
     and no class faults in again the pages an earlier one touched (untouched, the room costs
     address space only; faulting pages in costs more here than sorting them)."""
-    from . import kernels
+    from . import entries
 
     buffers = _buffers.get((cells, wide))
     if buffers is None or len(buffers[1]) < MAX_ROWS:
         buffers = _buffers[cells, wide] = (
             small_pages((MAX_ROWS, words), np.int64), small_pages(MAX_ROWS, np.int64),
-            kernels.sort_scratch(MAX_ROWS, words), small_pages(MAX_ROWS * cells, np.int16),
+            entries.sort_scratch(MAX_ROWS, words), small_pages(MAX_ROWS * cells, np.int16),
             small_pages(MAX_ROWS, np.int64))
     return buffers
 
@@ -208,15 +208,15 @@ def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules) ->
     """`class_entries`, in the kept buffers (valid until the next class is listed), and the bytes
     of arrays held while sorting them (the kept buffers' rows written so far and the last tree):
     for ClassRecord.peak_bytes."""
-    from . import kernels
+    from . import entries
 
     tables = tables_of(lexicon, rules)
     geo = _Geometry(plan)
     bucket_mask = np.array([sum(1 << code for code in lexicon.charset.codes(b)) for b in cell_letters], np.int64)
     cells, wide = plan.shape.cells, tables.wide
-    keys, payload, scratch, flat_tokens, sorted_pts = _kept_buffers(cells, wide, kernels.key_words(cells, wide))
-    count, longest = kernels.class_walk(tables.nodes, wide, bucket_mask, geo.nbrs, geo.nbr_count,
-                                        geo.rank, keys, payload)
+    keys, payload, scratch, flat_tokens, sorted_pts = _kept_buffers(cells, wide, entries.key_words(cells, wide))
+    count, longest = entries.list_entries(tables.nodes, wide, bucket_mask, geo.nbrs, geo.nbr_count,
+                                         geo.rank, keys, payload)
     width = max(int(longest), 1)
     written = min(count, MAX_ROWS) * (keys.itemsize * keys.shape[1] + payload.itemsize)
     if count <= MAX_ROWS:
@@ -225,35 +225,36 @@ def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules) ->
     if count > MAX_ROWS:
         raise ClassTooLarge(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold")
     tokens = flat_tokens[:count * width].reshape(count, width)
-    rows = kernels.sort_entries(keys[:count], payload[:count], cells, wide, scratch, tokens, sorted_pts[:count])
+    rows = entries.sort_entries(keys[:count], payload[:count], cells, wide, scratch, tokens, sorted_pts[:count])
     return tokens[:rows], sorted_pts[:rows], _kept_bytes(cells, wide)
 
 
 def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules | None = None) -> int:
     """The sum/choice tree bound over the boards whose cell i holds a letter of cell_letters[i],
     under `rules` (by default the lexicon's)."""
-    from . import kernels
+    from . import entries
 
     tokens, pts = class_entries(lexicon, plan, cell_letters, rules)
-    return int(kernels.tree_bound(tokens, pts, 0))
+    return int(entries.tree_bound(tokens, pts, 0))
 
 
 class _Prover:
     """Branch and bound over one class, under `rules`."""
 
     def __init__(self, lexicon, plan: ProofPlan, min_score: int, rules: Rules) -> None:
-        from .tree import Tree  # compiled kernels: imported when a class is first proved
-        from .walk import walk
+        # compiled kernels: imported when a class is first proved
+        from .deep_forcing import force_remaining
+        from .tree import Tree
 
         self.make_tree = Tree
-        self.walk_boards = walk  # the deep walk that leaves a small subclass's boards to score
+        self.force_remaining = force_remaining  # deep forcing, which leaves a small subclass's boards to score
         self.lexicon = lexicon
         self.plan = plan
         self.min_score = min_score
         self.rules = rules
         self.shape = plan.shape
         self.order = plan.order
-        self.walked = np.empty((1024, self.shape.cells), np.int64)
+        self.deep_boards = np.empty((1024, self.shape.cells), np.int64)  # deep forcing's output
         self.nodes = 0
         self.scored = 0
         self.pending: list[np.ndarray] = []
@@ -307,8 +308,8 @@ class _Prover:
         if depth == cells:
             self._score(board[None, :].copy())
             return
-        if self._walks(depth, bound):
-            self._walk(tree, root, depth, board)
+        if self._forces_deep(depth, bound):
+            self._force_deep(tree, root, depth, board)
             return
         cell = self.order[depth]
         for letter in self.codes[cell].tolist():
@@ -319,27 +320,27 @@ class _Prover:
         board[cell] = -1
 
     def _held(self, tree) -> int:
-        """The bytes of arrays held now: the kept buffers, the tree's arena and the walk's output."""
-        return _kept_bytes(*self.key) + tree.nbytes + self.walked.nbytes
+        """The bytes of arrays held now: the kept buffers, the tree's arena and deep forcing's output."""
+        return _kept_bytes(*self.key) + tree.nbytes + self.deep_boards.nbytes
 
-    def _walks(self, depth: int, bound: int) -> bool:
-        """Whether a subclass is finished by the walk rather than forced on the tree."""
-        return self.shape.cells - depth <= WALK_CELLS or bound <= WALK_BOUND * self.min_score
+    def _forces_deep(self, depth: int, bound: int) -> bool:
+        """Whether a subclass is finished by deep forcing rather than forced on the tree."""
+        return self.shape.cells - depth <= DEEP_CELLS or bound <= DEEP_BOUND * self.min_score
 
-    def _walk(self, tree, root, depth, board) -> None:
-        """Force the cells left with the allocation-free walk (solver.proof.walk) of the subclass's
-        tree; score the boards it leaves exactly."""
+    def _force_deep(self, tree, root, depth, board) -> None:
+        """Force the cells left by the allocation-free deep forcing (solver.proof.deep_forcing) of
+        the subclass's tree; score the boards it leaves exactly."""
         while True:
-            found, nodes = self.walk_boards(*tree.arrays, root, depth, self.letters, self.letter_count, self.wide,
-                                       self.min_score, self.walked)
-            if found <= len(self.walked):
+            found, nodes = self.force_remaining(*tree.arrays, root, depth, self.letters, self.letter_count, self.wide,
+                                                self.min_score, self.deep_boards)
+            if found <= len(self.deep_boards):
                 break
-            self.walked = np.empty((found, self.shape.cells), np.int64)
+            self.deep_boards = np.empty((found, self.shape.cells), np.int64)
         self.nodes += nodes
         if found:
             rest = list(self.order[depth:])
             many = np.repeat(board[None, :], found, axis=0)
-            many[:, rest] = self.walked[:found, depth:]
+            many[:, rest] = self.deep_boards[:found, depth:]
             self._score(many)
 
     def _score(self, boards: np.ndarray) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from ..rules import DEFAULT_RULES, Rules, load_rules
 from .checkpoint import Checkpoint
-from .engine import Engine, EngineStatus, Job, Outcome
+from .dask_engine import Engine, EngineStatus, Job, Outcome
 from .worker import LexiconRef
 
 

@@ -1,7 +1,7 @@
-"""The compiled walk at the deep end of the branch and bound: it forces the remaining cells of
-a subclass's sum/choice tree (solver.proof.tree) without building any tree.
+"""Deep forcing, compiled, at the deep end of the branch and bound: it forces the remaining cells
+of a subclass's sum/choice tree (solver.proof.tree) without building any tree (no merging).
 
-`walk` forces the cells of ranks rank0.. in split order, one letter at a time,
+`force_remaining` forces the cells of ranks rank0.. in split order, one letter at a time,
 keeping per rank the choice nodes reached so far (pending): forcing a letter
 of rank r replaces each pending choice of rank r by its child for that letter
 (its points added, its choices made pending) and drops those without one. Per
@@ -15,7 +15,7 @@ by_letter[r, a] + the open bound below rank r (taken on arriving at rank r)
 skips, without touching the pending choices, the letters that cannot reach
 the target. Trying the next letter of a rank restores the ranks below to their
 state on arriving there from a copy (a few KB) instead of undoing each push.
-What each step saved: benchmarks/results/prove.md, "The walk's steps".
+What each step saved: benchmarks/results/prove.md, "The walk's steps" (deep forcing's old name).
 Pruning below the target is sound; a full board reaching the target has
 points equal to its multi-path score, at least its true score, and is written
 out to be scored exactly. Explicit stacks, no recursion; nothing is allocated
@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import kernel
-from ..kernels import prefetch_row
-from .kernels import SYMBOL_BITS
+from ..walk_kernels import prefetch_row
+from .entries import SYMBOL_BITS
 
 
 @kernel(inline="always")
@@ -47,18 +47,18 @@ def _push(q, r, pend, top, by_letter, rank_max, choices):
 
 @kernel
 def _wider(rows):
-    """rows (pend or cur of the walk) with room for twice as many choices per rank."""
+    """rows (pend or cur of `force_remaining`) with room for twice as many choices per rank."""
     wider = np.empty((rows.shape[0], 2 * rows.shape[1]), np.int64)
     wider[:, :rows.shape[1]] = rows
     return wider
 
 
 @kernel
-def walk(sums, choices, root, rank0, letters, letter_count, wide, target, out):
+def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, target, out):
     """Every full board of the subclass whose tree is `root` in the arena (solver.proof.tree;
-    ranks below rank0 forced) whose walk bound reaches `target`: writes the letters of ranks
-    rank0.. of each to a row of `out` (indexed by rank) while there is room; returns (boards,
-    bounds computed). letters[r, :letter_count[r]]: the letters the cell of rank r may hold, in
+    ranks below rank0 forced) whose bound reaches `target`: writes the letters of ranks rank0..
+    of each to a row of `out` (indexed by rank) while there is room; returns (boards, bounds
+    computed). letters[r, :letter_count[r]]: the letters the cell of rank r may hold, in
     increasing order; wide: the charset's layout (solver.proof.tables): by_letter has room for
     32 letter codes, or 64 when wide.
 
@@ -92,6 +92,9 @@ def walk(sums, choices, root, rank0, letters, letter_count, wide, target, out):
     if points[rank0] + _open_bound(rank0, rank_max) < target:
         return found, nodes
     d = rank0
+    # on arriving at a depth (here and at the loop's end, written out twice: as an inlined helper the
+    # kernel measured 2% slower): the ranks below kept to restore, their open bound, each pending
+    # choice of the rank started at its first edge
     saved[d, :] = top
     snap[d, d + 1:, :] = by_letter[d + 1:, :]
     snap_max[d, d + 1:] = rank_max[d + 1:]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels
+from . import walk_kernels
 from .board import Board, Shape, encode, neighbour_bits
 from .charset import Charset
 from .errors import ParameterError
@@ -24,11 +24,18 @@ FOUND_PER_CELL = 256  # room for words found per board cell before a rerun with 
 
 @dataclass(frozen=True)
 class Found:
-    """A word on a board: as spelled, its points and the cells of one path spelling it."""
+    """A word on a board: as spelled, its points, the cells of one path spelling it, and how the list
+    wrote it where it wrote it otherwise ("gläsern" for "glaesern"; `Lexicon.written`)."""
 
     word: str
     points: int
     path: tuple[int, ...]  # 0-based cell indices, row by row; `Board.cell_name` gives the CLI's 'row,col'
+    written: tuple[str, ...] = ()  # (): as spelled
+
+    @property
+    def shown(self) -> str:
+        """The word as a page or a listing shows it: as the list wrote it, its spellings joined."""
+        return " / ".join(self.written) if self.written else self.word
 
 
 @dataclass(frozen=True)
@@ -62,8 +69,8 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, rules: 
     codes = encode([board], charset, skip_foreign)[0].tolist()
     cells = board.shape.cells
     bits = neighbours or neighbour_bits(board.shape)
-    cell_len, nbr_mask, near = [0] * cells, [0] * (cells + 1), [0] * ((cells + 1) * kernels.NEAR)
-    kernels.prepare_board(codes, rules.code_lengths(charset).tolist(), bits, cell_len, nbr_mask, near)
+    cell_len, nbr_mask, near = [0] * cells, [0] * (cells + 1), [0] * ((cells + 1) * walk_kernels.NEAR)
+    walk_kernels.prepare_board(codes, rules.code_lengths(charset).tolist(), bits, cell_len, nbr_mask, near)
     board_args = (codes, cell_len, nbr_mask, near, rules.card(cells * charset.cell_letters).tolist())
     run, zeros, stamp_set = walk.board_kernel, (lambda n: [0] * n), bytearray
     if compiled:
@@ -79,7 +86,7 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, rules: 
         count = zeros(1)
         # Stamp 1 marks a word found on this board; a set of zero bytes is the cheapest fresh one.
         stamps = stamp_set(walk.id_count)
-        score = int(run(*inputs, *board_args, zeros(kernels.FRAME * cells), stamps, 1, found, capacity, width, count))
+        score = int(run(*inputs, *board_args, zeros(walk_kernels.FRAME * cells), stamps, 1, found, capacity, width, count))
         if count[0] <= capacity:
             break
         capacity = int(count[0])
@@ -105,9 +112,9 @@ def checked_codes(codes: np.ndarray, shape: Shape | tuple[int, int], charset: Ch
     if codes.ndim != 2 or codes.shape[1] != shape.cells:
         raise ParameterError("codes", f"must have shape (boards, {shape.cells}) for a {shape} board, "
                                       f"got {codes.shape}")
-    first, second = codes & kernels.NO_LETTER, (codes >> 6) - 1
-    if ((codes < 0) | ((first >= len(charset)) & (first != kernels.NO_LETTER))
-            | (second >= len(charset)) | ((codes > kernels.NO_LETTER) & (first == kernels.NO_LETTER))).any():
+    first, second = codes & walk_kernels.NO_LETTER, (codes >> 6) - 1
+    if ((codes < 0) | ((first >= len(charset)) & (first != walk_kernels.NO_LETTER))
+            | (second >= len(charset)) | ((codes > walk_kernels.NO_LETTER) & (first == walk_kernels.NO_LETTER))).any():
         raise ParameterError("codes", "cell codes must be letter indices of the charset, two-letter codes "
                                       "or NO_LETTER")
     return shape, codes
