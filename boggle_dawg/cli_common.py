@@ -76,8 +76,9 @@ def cli_message(err: DawgError) -> str:
     return str(err)
 
 
-def run_cli(app, prog: str) -> None:
-    """Run a typer app as `prog` with the shared behaviour described in the module docstring."""
+def run_cli(app, prog: str, meant: str | None = None) -> None:
+    """Run a typer app as `prog` with the shared behaviour described in the module docstring; `meant`
+    is a command the user may have mistyped, offered after a usage error."""
     import typer
 
     try:
@@ -95,7 +96,8 @@ def run_cli(app, prog: str) -> None:
         sys.exit(USAGE_STATUS)
     except click.exceptions.UsageError as err:
         where = err.ctx.command_path if err.ctx else prog
-        _fail(prog, f"{err.format_message()} (see '{where} --help')", USAGE_STATUS)
+        hint = f"; or did you mean '{prog} {meant}'?" if meant else ""
+        _fail(prog, f"{err.format_message()} (see '{where} --help'{hint})", USAGE_STATUS)
     except typer.Abort:
         _fail(prog, "interrupted", 130)
     except (DawgError, KeyboardInterrupt, _Interrupted) as err:

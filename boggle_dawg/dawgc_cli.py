@@ -157,19 +157,31 @@ def words(
 @app.command()
 def lookup(
     path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
-    words: list[str] = typer.Argument(..., help="Words to look up (any case; Qu spelled out, as in QUEEN)."),
+    words: list[str] = typer.Argument(..., help="Words to look up (any case; Qu spelled out, as in QUEEN); - reads "
+                                                "them from standard input, one a line."),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help(None)),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {word, found, number}."),
 ) -> None:
     """Say whether each word is in a lexicon, and its number: exit 0 if all are, 1 if any is not (as grep)."""
     lex = open_lexicon(path, fmt)
-    numbers = [lex.key_id(w) if w in lex else None for w in words]
+    if words == ["-"]:  # many words: the compiled batch lookup
+        words = sys.stdin.read().splitlines()
+        numbers = [None if n < 0 else n for n in lex.key_ids(words).tolist()]
+    else:  # a few: one descent each, in plain Python (no compiler to load)
+        numbers = [_number(lex, w) for w in words]
     if as_json:
         print(json.dumps([{"word": w, "found": n is not None, "number": n} for w, n in zip(words, numbers)], indent=2))
     else:
         print("\n".join(f"{w}\tabsent" if n is None else f"{w}\tfound\t{n}" for w, n in zip(words, numbers)))
     if None in numbers:
         raise typer.Exit(1)
+
+
+def _number(lex, word: str) -> int | None:
+    try:
+        return lex.key_id(word)
+    except KeyError:
+        return None
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ from .cli_common import (
     run_cli,
 )
 from .one_board import solve_board
-from .program import COMMANDS, PROG
+from .program import COMMANDS, PROG, near_command
 from .solver.board import parse_size
 from .solver.formats import format_help
 
@@ -122,11 +122,13 @@ def main() -> None:
         full_app()
     else:
         _register(["solve"])
+    meant = None
     if argv and argv[0] not in COMMANDS and argv[0] not in GROUP_OPTIONS:
         sys.argv[1:] = ["solve", *argv]
+        meant = None if Path(argv[0]).exists() else near_command(argv[0])  # `serch --seed 3`: search's option
     elif not argv:
         sys.argv[1:] = ["solve"]
-    run_cli(app, PROG)
+    run_cli(app, PROG, meant)
 
 
 if __name__ == "__main__":

@@ -40,12 +40,17 @@ class Found:
 
 @dataclass(frozen=True)
 class Walk:
-    """What a format gives the kernels: its board walk, the walk's leading arguments and the
-    range of the word ids it produces."""
+    """What a format gives the kernels: its board walk, the walk's leading arguments, the range of
+    the word ids it produces, its batch lookup (`numbers_kernel(*inputs, codes, starts, ends,
+    numbers)`: each word's id, or -1) and its word listing (`words_kernel(*inputs, prefix, status,
+    frames, codes, numbers)`: the words below a prefix, a chunk a call), which take the same leading
+    arguments."""
 
     board_kernel: Callable
     inputs: tuple      # leading kernel arguments (arrays and ints)
     id_count: int      # stamps needed: word ids are 0..id_count-1
+    numbers_kernel: Callable
+    words_kernel: Callable
 
 
 def neighbour_bits_array(shape: Shape) -> np.ndarray:
@@ -64,7 +69,7 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, rules: 
               compiled: bool = False) -> tuple[int, int, list[Found]]:
     """Points and number of words of one board under `rules` in plain Python; with want_words also
     each word found and a path. `neighbours` replaces the board's adjacency (as `neighbour_bits`
-    gives it, root last). `compiled`: run the numba-compiled walk (`jit.compiled_walk`) on numpy
+    gives it, root last). `compiled`: run the numba-compiled walk (`jit.compiled_kernel`) on numpy
     arrays instead, where numba is loaded anyway (`inputs` are then the walk's own, `Walk.inputs`)."""
     codes = encode([board], charset, skip_foreign)[0].tolist()
     cells = board.shape.cells
@@ -76,7 +81,7 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, rules: 
     if compiled:
         from . import jit
 
-        run, zeros, stamp_set = jit.compiled_walk(walk.board_kernel), (lambda n: np.zeros(n, np.int64)), \
+        run, zeros, stamp_set = jit.compiled_kernel(walk.board_kernel), (lambda n: np.zeros(n, np.int64)), \
             (lambda n: np.zeros(n, np.uint8))
         board_args = tuple(np.array(values, np.int64) for values in board_args)
     width = cells + 2

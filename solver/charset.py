@@ -142,10 +142,6 @@ class Charset:
     def _symbols(self) -> dict[str, str]:
         return {face: symbol for symbol, face in self.tiles}
 
-    @cached_property
-    def _unfolding(self) -> dict[int, str]:
-        return {ord(symbol): face for symbol, face in self.tiles}
-
     @property
     def label(self) -> str:
         """Short name for directory names: the size when it is a ranked set, else the letters."""
@@ -161,15 +157,24 @@ class Charset:
 
     # --- words: spelled (as written) and folded (one symbol per tile) ---------------------
 
+    @cached_property
+    def _longest_faces_first(self) -> tuple[tuple[str, str], ...]:
+        return tuple(sorted(self.tiles, key=lambda tile: -len(tile[1])))
+
     def fold(self, spelled: str) -> str:
         """A spelled word with each tile face as its symbol ("queen" -> "qeen")."""
-        for symbol, face in sorted(self.tiles, key=lambda tile: -len(tile[1])):
-            spelled = spelled.replace(face, symbol)
+        for symbol, face in self._longest_faces_first:
+            if face in spelled:
+                spelled = spelled.replace(face, symbol)
         return spelled
 
     def unfold(self, folded: str) -> str:
-        """A folded word as it is spelled."""
-        return folded.translate(self._unfolding) if self.tiles else folded
+        """A folded word (or many, in one string) as spelled. No face holds another tile's letter, so each
+        tile's letter is replaced by its face in turn (str.replace: a listing of words at a time)."""
+        for symbol, face in self.tiles:
+            if symbol in folded:
+                folded = folded.replace(symbol, face)
+        return folded
 
     def face_of(self, symbol: str) -> str:
         """The face a one-letter symbol stands for ('q' -> 'qu' in English)."""
@@ -267,9 +272,13 @@ class Charset:
         point order only where the letters are alphabetical: Polish puts 'ą' after 'a')."""
         return symbols.translate(self._order)
 
+    @cached_property
+    def _letter_set(self) -> frozenset[str]:
+        return frozenset(self.letters)
+
     def outside(self, symbols: str) -> bool:
         """Whether a string of symbols uses a letter outside the charset."""
-        return not set(symbols) <= set(self.letters)
+        return not self._letter_set.issuperset(symbols)
 
     def foreign(self, shown: str | None = None) -> str:
         """The one wording of a letter outside the charset; `shown` (a letter, face or board as

@@ -7,8 +7,9 @@ module, sharing `solver.walk_kernels`): compiled code calls them through numba
 overloads, and `popcount` becomes the CPU instruction. `batch_driver(walk)`
 gives the one batch driver, specialised to a walk: it loops over boards
 inside compiled code and releases the GIL, so threads score chunks of a
-batch in parallel. `compiled_walk(walk)` is the walk alone, compiled, for one
-board and its words where numba is loaded anyway.
+batch in parallel. `compiled_kernel(walk)` is the walk alone, compiled, for one
+board and its words where numba is loaded anyway; `compiled_kernel` compiles a
+format's batch word lookup too.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ def _compiled_in_place(func):
     overload(func, jit_options=INLINED_OPTIONS)(typer)
 
 
-for _func in (k.prepare_board, k.neighbours_with, k.record):
+for _func in (k.prepare_board, k.neighbours_with, k.record, k.listing_full, k.list_word):
     _compiled_in_place(_func)
 
 
@@ -178,14 +179,15 @@ def batch_driver(walk: Callable) -> Callable:
         return _drivers[walk]
 
 
-_walks: dict[Callable, Callable] = {}
+_kernels: dict[Callable, Callable] = {}
 
 
-def compiled_walk(walk: Callable) -> Callable:
-    """A format's board walk compiled on its own, called with the arguments `board_walk.solve_one` gives
-    it, as numpy arrays: one board with its words at compiled speed, for a process that has numba
-    loaded anyway (the warm server)."""
+def compiled_kernel(func: Callable) -> Callable:
+    """A format's kernel compiled on its own, in its walk's cache: its board walk, called with the
+    arguments `board_walk.solve_one` gives it, as numpy arrays (one board with its words at compiled
+    speed, for a process that has numba loaded anyway: the warm server), or its batch lookup
+    (`Walk.numbers_kernel`, for `Lexicon.key_ids`)."""
     with _drivers_lock:
-        if walk not in _walks:
-            _walks[walk] = _in_walk_cache(walk, walk)
-        return _walks[walk]
+        if func not in _kernels:
+            _kernels[func] = _in_walk_cache(func, func)
+        return _kernels[func]

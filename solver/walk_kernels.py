@@ -56,6 +56,9 @@ Shared arguments (all flat, all integers):
 """
 
 NO_LETTER = 63        # a letter index no mask bit ever matches
+# The word listings (`<format>_words`): the code after each word, and the state in status[0]
+WORD_END = 254
+NOT_STARTED, RUNNING, DONE, TOO_DEEP = 0, 1, 2, 3
 SECOND = 64           # code = first + SECOND * (second + 1) for a two-letter face
 FRAME = 6             # stack integers per path position
 NEAR = 64             # row width of the per-board `near` table: one entry per letter code
@@ -72,6 +75,20 @@ def lowest_bit(x):
     """Index of the lowest set bit of a non-zero int (numba: count trailing zeros); int() as for popcount."""
     x = int(x)
     return (x & -x).bit_length() - 1
+
+
+def listing_full(numbers, words, codes, used, depth):
+    """Whether a word listing's buffers (`<format>_words`) lack room for one more word at `depth`."""
+    return words == len(numbers) or used + depth + 2 > len(codes)
+
+
+def list_word(frames, depth, codes, used):
+    """Write the letters a listing's frames took (column 3 of rows 0..depth) and WORD_END at
+    codes[used:]; returns the codes used after them."""
+    for k in range(depth + 1):
+        codes[used + k] = frames[k, 3]
+    codes[used + depth + 1] = WORD_END
+    return used + depth + 2
 
 
 def prefetch_row(table, row):

@@ -183,6 +183,11 @@ def test_a_near_command_name_gets_a_did_you_mean(make_lexicon):
     assert proc.returncode == 2
     proc = run_cli("boggle_dawg.dawg_solve", "serch")
     assert_clean_error(proc, "5 cells is not square", "(or did you mean 'dawg-solve search'?)")
+    proc = run_cli("boggle_dawg.dawg_solve", "serch", "--seed", "3")  # an option of the command meant
+    assert_clean_error(proc, "No such option: --seed", "or did you mean 'dawg-solve search'?")
+    assert proc.returncode == 2
+    proc = run_cli("boggle_dawg.dawg_solve", "serch", "--size", "5x1")  # a board after all: no guess needed
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     proc = run_cli("boggle_dawg.dawg_solve", "/nowhere/lexicon", "abcd")  # not like a command: no guess
     assert_clean_error(proc, "/nowhere/lexicon: no such file or directory")
     assert "did you mean" not in proc.stderr

@@ -37,7 +37,7 @@ from boggle_dawg.solver.formats.base import Lexicon, ManifestEntry, Snapshot, ve
 from boggle_dawg.solver.formats.common import MANIFEST_FILE
 from boggle_dawg.solver.lexicon import open_lexicon, read_manifest
 from boggle_dawg.solver.schema import FILE_ENTRY, fields, integer
-from boggle_dawg.solver.walk_kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
+from boggle_dawg.solver.walk_kernels import DONE, FRAME, NO_LETTER, RUNNING, WORD_END, lowest_bit, neighbours_with, record
 
 from bruteforce import Reference
 
@@ -132,6 +132,58 @@ def sorted_board(keys, key_width, count, board, cell_len, nbr_mask, near, card, 
             return score
 
 
+def sorted_numbers(keys, key_width, count, codes, starts, ends, numbers):
+    """Each word's row (codes[starts[i]:ends[i]]), found by bisection, or -1."""
+    for i in range(len(numbers)):
+        length = ends[i] - starts[i]
+        lo, hi = 0, count
+        while lo < hi:  # the first row not below the word
+            mid = (lo + hi) // 2
+            below = False
+            for d in range(key_width):
+                want = codes[starts[i] + d] if d < length else -1
+                if keys[mid * key_width + d] != want:
+                    below = keys[mid * key_width + d] < want
+                    break
+            if below:
+                lo = mid + 1
+            else:
+                hi = mid
+        found = lo < count and length <= key_width
+        for d in range(key_width):
+            if found and keys[lo * key_width + d] != (codes[starts[i] + d] if d < length else -1):
+                found = False
+        numbers[i] = lo if found else -1
+
+
+def sorted_words(keys, key_width, count, prefix, status, frames, codes, numbers):
+    """The rows that start with `prefix`, in order, as many as fit, resumed at row status[1]."""
+    words = 0
+    used = 0
+    row = status[1]
+    while row < count:
+        match = len(prefix) <= key_width
+        for d in range(len(prefix)):
+            if match and keys[row * key_width + d] != prefix[d]:
+                match = False
+        if match:
+            length = 0
+            while len(prefix) + length < key_width and keys[row * key_width + len(prefix) + length] >= 0:
+                length += 1
+            if words == len(numbers) or used + length + 1 > len(codes):
+                break
+            for k in range(length):
+                codes[used + k] = keys[row * key_width + len(prefix) + k]
+            codes[used + length] = WORD_END
+            used += length + 1
+            numbers[words] = row
+            words += 1
+        row += 1
+    status[1] = row
+    status[0] = DONE if row == count else RUNNING
+    return words, used
+
+
 class SortedLexicon(Lexicon):
     """Words as rows of letter codes (-1 after the end), sorted."""
 
@@ -155,15 +207,13 @@ class SortedLexicon(Lexicon):
             keys[row, :len(word)] = [charset.letters.index(ch) for ch in word]
         lex = cls(path=path, charset=charset, word_count=len(words),
                   max_length=max(len(w) + w.count("q") for w in words))
-        lex.words_sorted, lex.keys = words, keys
+        lex.rows = keys
         return lex
 
     @cached_property
     def walk(self) -> Walk:
-        return Walk(sorted_board, (self.keys.ravel(), self.keys.shape[1], len(self.keys)), len(self.keys))
-
-    def iter_numbered_words(self, progress=None):
-        return ((word, number) for number, word in enumerate(self.words_sorted))
+        return Walk(sorted_board, (self.rows.ravel(), self.rows.shape[1], len(self.rows)), len(self.rows),
+                    sorted_numbers, sorted_words)
 
 
 SORTED_FORMAT = Format("sorted", "a sorted word array searched by bisection", SortedLexicon,
@@ -227,6 +277,10 @@ def test_a_fourth_format_scores_through_the_registry(tmp_path, registered):
         assert lex.score_many(boards, jobs=jobs).tolist() == expected  # the walk compiled in a batch
     found = lex.words("tea/ses/tat")
     assert {f.word for f in found} == reference.found(list(parse_board("tea/ses/tat").faces), 3, 3)
+    asked = [*WORDS, "Quest", "eats", "tease", "x", "", "qest"]
+    assert lex.key_ids(asked).tolist() == [sorted(WORDS).index(w.lower()) if w.lower() in WORDS else -1
+                                           for w in asked]  # the batch lookup, compiled, through the registry
+    assert list(lex.keys("te")) == sorted(w for w in WORDS if w.startswith("te"))  # the word listing, compiled
 
 
 def test_the_registry_finds_a_single_file_of_the_new_format(tmp_path, registered):

@@ -18,8 +18,8 @@ WORDS = ["ate", "ates", "eat", "eats", "queen", "queens", "quit", "quite", "sat"
 ABSENT = ["", "at", "e", "qeen", "qat", "queenly", "zebra", "te", "ea", "seats", "quee", "tées", "q"]
 
 
-def dawgc(*args: str):
-    return run_cli("boggle_dawg.dawgc_cli", *args)
+def dawgc(*args: str, stdin: str | None = None):
+    return run_cli("boggle_dawg.dawgc_cli", *args, stdin=stdin)
 
 
 @pytest.fixture
@@ -113,6 +113,9 @@ def test_dawgc_lookup(make_lexicon):
     assert result.returncode == 0
     assert json.loads(result.stdout) == [{"word": "queens", "found": True, "number": len(WORDS) - 5},
                                          {"word": "tea", "found": True, "number": len(WORDS) - 11}]
+    result = dawgc("lookup", str(build), "-f", "dawg", "-", stdin="Queen\nqat\neat\n")  # many: the batch lookup
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == ["Queen\tfound\t4", "qat\tabsent", "eat\tfound\t2"]
 
 
 def test_dawgc_words_with_a_prefix(make_lexicon):

@@ -2,6 +2,8 @@
 English with its Qu die, Polish (its letters not in code point order: ą after a) and Russian.
 
 For any list of words built into a lexicon: `in` holds exactly for its words (as written, any case),
+the batch lookup (`key_ids`, `contains_many`) answers as `key_id` and `in` do, `prefixes` gives the
+words that begin a word,
 iteration and `keys(prefix)` give the sorted words in the language's letter order, `key_id` numbers
 every word apart, and `restore_key` gives each number's word back where a format numbers words
 densely (dawg, adtdawg). Each example is a fresh build, so the examples are few and small.
@@ -86,3 +88,8 @@ def test_word_queries_on_every_format(tmp_path_factory, language, data):
             if word not in expected:
                 with pytest.raises(KeyError):
                     lex.key_id(word)
+        asked = [*expected, *others, *(w.upper() for w in others), "", "q", "x\ny"]
+        single = [lex.key_id(w) if w in lex else -1 for w in asked]
+        assert lex.key_ids(asked).tolist() == single  # the batch lookup, compiled, agrees word for word
+        assert lex.contains_many(asked).tolist() == [w in lex for w in asked]
+        assert all(lex.prefixes(w) == [p for p in expected if w.startswith(p)] for w in expected)

@@ -101,8 +101,9 @@ class Served:
         """`Lexicon.words` under `rules` (None: the lexicon's), on the compiled walk: numba is loaded
         here anyway, for the batches."""
         lex = self.lexicon
-        return solve_one(lex.walk, lex.walk.inputs, board, lex.charset, lex.rules if rules is None else rules,
-                         skip_foreign, want_words=True, compiled=True)[2]
+        return lex.with_written(solve_one(lex.walk, lex.walk.inputs, board, lex.charset,
+                                          lex.rules if rules is None else rules, skip_foreign, want_words=True,
+                                          compiled=True)[2])
 
     def describe(self) -> dict:
         info = self.lexicon.info()

@@ -22,7 +22,20 @@ from ..charset import JPA14, Charset
 from ..errors import DawgError
 from ..layout import WIDE_LETTERS, AdtLayout, child_set_fields, child_set_positions
 from ..schema import FILE_ENTRY, fields, integer, list_of
-from ..walk_kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, record
+from ..walk_kernels import (
+    DONE,
+    FRAME,
+    NO_LETTER,
+    NOT_STARTED,
+    RUNNING,
+    TOO_DEEP,
+    WORD_END,
+    list_word,
+    listing_full,
+    lowest_bit,
+    neighbours_with,
+    record,
+)
 from .base import Field, Format, Lexicon, ManifestEntry, Snapshot, WordSteps, check, index_count, spans, verify_sha256
 from .common import HEADER
 
@@ -91,7 +104,7 @@ class AdtLexicon(Lexicon):
         lay = self.layout
         inputs = (nodes, self.tracking.astype(TRACKING_DTYPE), pos.astype(np.uint8).ravel(), set_mask, letters,
                   lay.first_child_bits, lay.child_set_bits, lay.eow_shift)
-        return Walk(adtdawg_board, inputs, self.word_count + 1)
+        return Walk(adtdawg_board, inputs, self.word_count + 1, adtdawg_numbers, adtdawg_words)
 
     def fields(self):
         """(first child, child-set index, end-of-word) of every node, as int64 arrays."""
@@ -173,22 +186,25 @@ class AdtLexicon(Lexicon):
             below = deeper
         raise DawgError(f"{path}: a word longer than {MAX_WORD_LENGTH} letters, or a cycle")
 
-    def word_steps(self, whole: bool = True) -> WordSteps:
+    def word_steps(self) -> WordSteps:
         # a state of the walk: (node, its tracking marker: the number it has if it ends a word)
-        if whole:
-            first, child_set, eow = (a.tolist() for a in self.fields())
-            pos = self.positions().tolist()
-            t = self.tracking.astype(np.int64).tolist()
-        else:
-            lay = self.layout
-            first, child_set, eow = (Field(self.nodes, shift, (1 << bits) - 1) for shift, bits in
-                                     ((0, lay.first_child_bits), (lay.first_child_bits, lay.child_set_bits),
-                                      (lay.eow_shift, 1)))
-            pos = PositionRows(self.walk.inputs[2], lay.letters)  # the walk's decoded positions, made once
-            t = Field(self.tracking)
+        lay = self.layout
+        first, child_set, eow = (Field(self.nodes, shift, (1 << bits) - 1) for shift, bits in
+                                 ((0, lay.first_child_bits), (lay.first_child_bits, lay.child_set_bits),
+                                  (lay.eow_shift, 1)))
+        pos = PositionRows(self.walk.inputs[2], lay.letters)  # the walk's decoded positions, made once
+        flat = memoryview(np.ascontiguousarray(self.walk.inputs[2]))
+        t = Field(self.tracking)
+
+        count = self.word_count
+        letters, width = len(self.charset), self.layout.letters  # a child set's row: `width` positions
+        root = (0, count)  # the virtual start: node 0 is no node; its children are the letters' start nodes
 
         def children(state):
             node, marker = state
+            if not node:
+                yield from ((letter, (letter + 1, t[letter + 1])) for letter in range(letters))
+                return
             f = first[node]
             if f:
                 base = marker - eow[node] - t[f]
@@ -197,10 +213,19 @@ class AdtLexicon(Lexicon):
                         c = f + p - 1
                         yield letter, (c, base + t[c])
 
-        count = self.word_count
-        roots = [((i + 1, t[i + 1]), letter) for i, letter in enumerate(self.charset.letters)]
+        def child(state, letter: int):
+            node, marker = state
+            if not node:
+                return letter + 1, t[letter + 1]
+            f = first[node]
+            p = flat[child_set[node] * width + letter] if f else 0
+            if not p:
+                return None
+            c = f + p - 1
+            return c, marker - eow[node] - t[f] + t[c]
+
         # markers count down from the word count: a word's marker is count - rank
-        return WordSteps(roots, children, lambda state: state[1] if eow[state[0]] else None,
+        return WordSteps(root, children, child, lambda state: state[1] if state[0] and eow[state[0]] else None,
                          rank=lambda state: count - state[1], rank_of=lambda number: count - number)
 
     def info(self) -> dict:
@@ -224,6 +249,112 @@ def header_count(path: Path, data: np.ndarray, dtype: str) -> int:
     if len(data) < size:
         raise DawgError(f"{path}: truncated (no count header)")
     return int(data[:size].view(dtype)[0])
+
+
+def adtdawg_numbers(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits, eow_shift,
+                    codes, starts, ends, numbers):
+    """The number of each word (letter codes codes[starts[i]:ends[i]]) in an ADTDAWG, its tracking
+    marker, or -1 where it is none: the batch lookup (`Lexicon.key_ids`); steps as `adtdawg_board`'s."""
+    fc_mask = (1 << fc_bits) - 1
+    cs_mask = (1 << cs_bits) - 1
+    for i in range(len(numbers)):
+        first = 1
+        row = (len(set_mask) - 1) * letters  # the start block's virtual child set
+        base = 0
+        marker = 0
+        eow = 0
+        j = starts[i]
+        while j < ends[i]:
+            letter = int(codes[j])  # int(): a uint8 would shift as a uint8 in CPython
+            place = int(positions[row + letter]) if letter < letters else 0
+            if place == 0:
+                break
+            node = first + place - 1
+            word = nodes[node]
+            marker = base + int(tracking[node])
+            eow = (word >> eow_shift) & 1
+            first = word & fc_mask
+            row = ((word >> fc_bits) & cs_mask) * letters
+            base = marker - eow - int(tracking[first])
+            j += 1
+        numbers[i] = marker if j == ends[i] and eow else -1
+
+
+def adtdawg_words(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits, eow_shift,
+                  prefix, status, frames, codes, numbers):
+    """The words that start with `prefix`, as `trie_words` lists a trie's; a word's number is its
+    tracking marker. A frame: first child, letters, letters left, letter taken, marker base, child-set row."""
+    words = 0
+    used = 0
+    fc_mask = (1 << fc_bits) - 1
+    cs_mask = (1 << cs_bits) - 1
+    if status[0] == NOT_STARTED:
+        first = 1
+        child_set = len(set_mask) - 1  # the start block's virtual child set
+        base = 0
+        marker = 0
+        eow = 0
+        for j in range(len(prefix)):
+            letter = int(prefix[j])
+            place = int(positions[child_set * letters + letter]) if letter < letters else 0
+            if place == 0:
+                status[0] = DONE
+                return 0, 0
+            node = first + place - 1
+            word = nodes[node]
+            marker = base + int(tracking[node])
+            eow = (word >> eow_shift) & 1
+            first = word & fc_mask
+            child_set = (word >> fc_bits) & cs_mask
+            base = marker - eow - int(tracking[first])
+        frames[0, 0] = first
+        frames[0, 1] = set_mask[child_set]
+        frames[0, 2] = set_mask[child_set]
+        frames[0, 4] = base
+        frames[0, 5] = child_set * letters
+        status[0] = RUNNING
+        status[1] = 0
+        if eow and len(prefix):
+            codes[0] = WORD_END
+            numbers[0] = marker
+            words = used = 1
+    d = status[1]
+    while status[0] == RUNNING:
+        remaining = frames[d, 2]
+        if remaining == 0:
+            if d == 0:
+                status[0] = DONE
+            else:
+                d -= 1
+            continue
+        letter = lowest_bit(remaining)
+        node = frames[d, 0] + int(positions[frames[d, 5] + letter]) - 1
+        word = nodes[node]
+        marker = frames[d, 4] + int(tracking[node])
+        eow = (word >> eow_shift) & 1
+        if eow and listing_full(numbers, words, codes, used, d):
+            break  # full: this letter is the next call's first
+        frames[d, 2] = remaining & (remaining - 1)
+        frames[d, 3] = letter
+        if eow:
+            used = list_word(frames, d, codes, used)
+            numbers[words] = marker
+            words += 1
+        child_set = (word >> fc_bits) & cs_mask
+        mask = set_mask[child_set]
+        if mask:
+            if d + 2 == len(frames):
+                status[0] = TOO_DEEP
+                break
+            d += 1
+            first = word & fc_mask
+            frames[d, 0] = first
+            frames[d, 1] = mask
+            frames[d, 2] = mask
+            frames[d, 4] = marker - eow - int(tracking[first])
+            frames[d, 5] = child_set * letters
+    status[1] = d
+    return words, used
 
 
 def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bits, eow_shift,

@@ -12,6 +12,7 @@ memory, so that later writes to it cannot change a running lexicon.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import mmap
 import os
@@ -34,6 +35,7 @@ from ..errors import DawgError, ParameterError, reading
 from ..layout import EOW_SHIFT, INDEX_MASK, NARROW, NodeLayout, node_layout
 from ..rules import Rules, load_rules
 from ..schema import Check, integer
+from ..walk_kernels import DONE, TOO_DEEP, WORD_END
 from .common import FORMAT_VERSIONS, HEADER, LEGACY_VERSION, MAX_INDEX, read_alphabet
 
 if TYPE_CHECKING:
@@ -41,7 +43,10 @@ if TYPE_CHECKING:
     from ..language import Language
     from ..written import WrittenForms
 
-PROGRESS_STEP = 1 << 14  # words listed between progress calls
+LISTED_WORDS = 1 << 12  # words a call of a format's word listing gives at most: memory stays bounded
+BAD_CODE = 255  # the batch lookup's code for no letter of the charset (WORD_END ends a word)
+# What holds a tile's face while its lone letter is found: capitals, which no lower-cased word holds
+TILE_MARKS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_WORD_IDS = 1 << 28  # word numbers a walk may produce: each scoring thread keeps a 4-byte stamp per number
 
 
@@ -271,7 +276,10 @@ class Lexicon:
               shape: Shape | tuple[int, int] | None = None, rules: Rules | str | None = None) -> list[Found]:
         """Every word on one board that counts under `rules`, with its points and a path, longest first,
         and how the list wrote it where it wrote it otherwise (`Found.written`)."""
-        found = self._solve(board, shape, skip_foreign, rules, want_words=True)[2]
+        return self.with_written(self._solve(board, shape, skip_foreign, rules, want_words=True)[2])
+
+    def with_written(self, found: list[Found]) -> list[Found]:
+        """Words found on a board with their spellings where the list wrote them otherwise (`Found.written`)."""
         if self.written_forms is None:
             return found
         return [replace(f, written=self.written_forms.forms(self.charset.fold(f.word))) for f in found]
@@ -311,7 +319,7 @@ class Lexicon:
 
     def word_list(self) -> list[str]:
         """All words, alphabetically, as spelled (Qu expanded)."""
-        return [self.charset.unfold(w) for w, _ in self.iter_numbered_words()]
+        return [word for words, _ in self._listed("", True) for word in words]
 
     def numbered_words(self, progress: Callable[[int], None] | None = None) -> list[tuple[str, int]]:
         """Every (folded word, word number) pair of `iter_numbered_words`, as a list."""
@@ -319,23 +327,45 @@ class Lexicon:
 
     def iter_numbered_words(self, progress: Callable[[int], None] | None = None,
                             prefix: str = "") -> Iterator[tuple[str, int]]:
-        """(folded word, word number) pairs in alphabetical order, one at a time, in memory bounded by
-        the longest word (a small file can hold hundreds of millions of words); `progress(n)` is
+        """(folded word, word number) pairs in alphabetical order, one at a time, in bounded memory (a
+        chunk of words at a time: a small file can hold hundreds of millions of words); `progress(n)` is
         called as n more words are found. With `prefix` (spelled as users write it), only the words
-        that start with it, walked from the prefix's node."""
-        if not isinstance(prefix, str):
-            raise ParameterError("prefix", f"must be a string, got {prefix!r}")
-        folded = self._folded(self._completed(prefix))
-        if folded is None:
-            return iter(())
-        steps = self.word_steps(whole=not folded)
-        return walk_words(self.path, self.charset, self.max_length, self._entries(steps, folded),
-                          steps.children, steps.number, progress)
+        that start with it, listed from the prefix's node."""
+        return (pair for words, numbers in self._listed(_prefix(prefix), False, progress) for pair in zip(words, numbers))
 
-    def word_steps(self, whole: bool = True) -> WordSteps:
-        """How the ordered word walk steps through this format. `whole`: read every node into Python
-        lists first (fastest for a walk of all words); else read the nodes a walk touches, one by one
-        (a lookup touches a word's length of them)."""
+    def _listed(self, prefix: str, spelled: bool,
+                progress: Callable[[int], None] | None = None) -> Iterator[tuple[list[str], list[int]]]:
+        """The words that start with `prefix` (as users write it), in order, folded or `spelled`, with
+        their numbers: a chunk of at most LISTED_WORDS at a time from the format's compiled word listing
+        (`Walk.words_kernel`), resumed where it stopped, each chunk made into strings all at once."""
+        folded = self._folded(self._completed(prefix))
+        if folded is None or self.charset.outside(folded):
+            return
+        from .. import jit
+
+        walk = self.walk
+        listing = jit.compiled_kernel(walk.words_kernel)
+        codes = np.array(self.charset.codes(folded), np.uint8)
+        status = np.zeros(2, np.int64)
+        frames = np.zeros((self.max_length + 2, 6), np.int64)  # a word's letters, one frame each, and one more
+        listed = np.empty(LISTED_WORDS * (self.max_length + 1), np.uint8)
+        numbers = np.empty(LISTED_WORDS, np.int64)
+        unfold = self.charset.unfold if spelled else str
+        start = unfold(folded)
+        while status[0] not in (DONE, TOO_DEEP):
+            count, used = listing(*walk.inputs, codes, status, frames, listed, numbers)
+            text = unfold(codecs.charmap_decode(listed[:used], "strict", self._letter_table)[0])
+            if start:
+                text = start + text.replace("\n", "\n" + start)
+            yield text.split("\n", count)[:count], numbers[:count].tolist()
+            if progress and count:
+                progress(count)
+        if status[0] == TOO_DEEP:
+            raise DawgError(f"{self.path}: a path is longer than the maximum word length (cyclic file?)")
+
+    def word_steps(self) -> WordSteps:
+        """How a descent steps through this format, reading the nodes it touches one by one (a lookup
+        touches a word's length of them)."""
         raise NotImplementedError
 
     # --- queries, in the conventions of the `dawg` and `marisa-trie` libraries ---------------
@@ -343,15 +373,21 @@ class Lexicon:
     def _folded(self, word: object) -> str | None:
         """A word as users write it ("Queen", German "Straße") in this lexicon's symbols ("qeen",
         "strasse": the language's folds, as the build applied them), or None when no word can be
-        spelled so (a letter outside the charset, a Q without its U)."""
+        spelled so (a Q without its U). It may hold letters outside the charset, which no descent
+        (`_descend`) follows."""
         if not isinstance(word, str):
             return None
-        if self.language_section is None:
-            spelled = "".join(map(lower, unicodedata.normalize("NFC", word)))
-        else:
+        if self.language_section is not None:
             spelled = self.language.game_form(word)
-        folded = self.charset.fold(spelled)
-        return folded if self.charset.unfold(folded) == spelled and not self.charset.outside(folded) else None
+        elif word.isascii():  # the common case: lower case letter for letter, NFC already
+            spelled = word.lower()
+        else:
+            spelled = "".join(map(lower, unicodedata.normalize("NFC", word)))
+        charset = self.charset
+        folded = charset.fold(spelled)
+        if any(symbol in folded for symbol, _ in charset.tiles) and charset.unfold(folded) != spelled:
+            return None  # a tile's letter outside its face: a Q without its U
+        return folded
 
     def _completed(self, prefix: str) -> str:
         """A prefix whose last letter is a tile's symbol, completed to the tile's face (a last Q is
@@ -361,26 +397,35 @@ class Lexicon:
         face = self.charset.face_of(lower(prefix[-1]))
         return prefix + face[1:] if len(face) > 1 and face[0] == lower(prefix[-1]) else prefix
 
-    def _entries(self, steps: WordSteps, folded: str) -> list[tuple[object, str]]:
-        """The walk entries (state, folded letters) below which lie exactly the words starting with
-        `folded`: a descent of at most its length, in plain Python."""
-        letters = self.charset.letters
-        entries = steps.roots
-        while True:
-            entries = [e for e in entries if e[1].startswith(folded) or folded.startswith(e[1])]
-            shorter = [e for e in entries if len(e[1]) < len(folded)]
-            if not shorter:
-                return entries
-            state, text = shorter[0]  # the one entry whose letters begin `folded`
-            code = letters.index(folded[len(text)])
-            entries = [(child, text + letters[letter]) for letter, child in steps.children(state) if letter == code]
+    @cached_property
+    def _lookup_steps(self) -> WordSteps:
+        """The word steps that lookups share, reading the nodes a descent touches (made once)."""
+        return self.word_steps()
+
+    @cached_property
+    def _codes(self) -> dict[str, int]:
+        return {letter: code for code, letter in enumerate(self.charset.letters)}
+
+    def _descend(self, steps: WordSteps, folded: str) -> object | None:
+        """The state the letters `folded` lead to from the root, one child step a letter, or None."""
+        state = steps.root
+        code, child = self._codes.get, steps.child
+        for letter in folded:
+            number = code(letter)
+            if number is None:  # a letter outside the charset
+                return None
+            state = child(state, number)
+            if state is None:
+                return None
+        return state
 
     def _number(self, word: object) -> int | None:
         folded = self._folded(word)
         if not folded:
             return None
-        steps = self.word_steps(whole=False)
-        return next((steps.number(state) for state, text in self._entries(steps, folded) if text == folded), None)
+        steps = self._lookup_steps
+        state = self._descend(steps, folded)
+        return None if state is None else steps.number(state)
 
     def __contains__(self, word: object) -> bool:
         return self._number(word) is not None
@@ -394,23 +439,22 @@ class Lexicon:
     def keys(self, prefix: str = "") -> Iterator[str]:
         """The words that start with `prefix` (all words by default), alphabetically, as spelled,
         one at a time (like `dawg`'s `iterkeys` and `pygtrie`'s `keys`)."""
-        return (self.charset.unfold(w) for w, _ in self.iter_numbered_words(prefix=prefix))
+        return (word for words, _ in self._listed(_prefix(prefix), True) for word in words)
 
     def prefixes(self, word: str) -> list[str]:
         """The words that are prefixes of `word` (itself included), shortest first."""
         folded = self._folded(word)
         if not folded:
             return []
-        steps = self.word_steps(whole=False)
-        found, entries = [], self._entries(steps, folded[:1])
-        for end in range(1, len(folded) + 1):
-            entry = next((e for e in entries if e[1] == folded[:end]), None)
-            if entry is None:
+        steps, code = self._lookup_steps, self._codes.get
+        found, state = [], steps.root
+        for end, letter in enumerate(folded, 1):
+            number = code(letter)
+            state = None if number is None else steps.child(state, number)
+            if state is None:
                 break
-            state, text = entry
             if steps.number(state) is not None:
-                found.append(self.charset.unfold(text))
-            entries = [(child, text + self.charset.letters[letter]) for letter, child in steps.children(state)]
+                found.append(self.charset.unfold(folded[:end]))
         return found
 
     def written(self, word: str) -> tuple[str, ...]:
@@ -420,6 +464,76 @@ class Lexicon:
         if not folded:
             return (word,)
         return (self.written_forms.forms(folded) if self.written_forms else ()) or (self.charset.unfold(folded),)
+
+    def key_ids(self, words: Iterable[str]) -> np.ndarray:
+        """The number of each word (as `key_id` gives it), -1 for a word the lexicon lacks (or not a
+        string): the batch lookup, compiled (numba, loaded on first use), the words folded as
+        `key_id` folds them, all at once."""
+        from .. import jit
+
+        codes, starts, ends = self._word_codes(list(words))
+        numbers = np.empty(len(starts), np.int64)
+        walk = self.walk
+        jit.compiled_kernel(walk.numbers_kernel)(*walk.inputs, codes, starts, ends, numbers)
+        return numbers
+
+    def contains_many(self, words: Iterable[str]) -> np.ndarray:
+        """Whether each word is in the lexicon, as `word in lexicon` says: `key_ids(words) >= 0`."""
+        return self.key_ids(words) >= 0
+
+    def _word_codes(self, words: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The letter codes of `words` folded as `_folded` folds one, in one array: word i is
+        codes[starts[i]:ends[i]]; a letter outside the charset, or a tile's letter outside its face,
+        is a code no kernel follows (BAD_CODE). Each step runs over all the words at once."""
+        try:
+            text = "\n".join(words)
+        except TypeError:  # not all strings
+            text = None
+        if text is None or text.count("\n") != len(words) - 1:  # a non-string or a line end is no word: "?"
+            text = "\n".join(w if isinstance(w, str) and "\n" not in w else "?" for w in words)
+        if self.language_section is not None:
+            text = self.language.game_form(text)
+        elif text.isascii():
+            text = text.lower()
+        else:
+            text = "".join(map(lower, unicodedata.normalize("NFC", text)))
+        tiles = self.charset._longest_faces_first
+        marks = TILE_MARKS if len(tiles) <= len(TILE_MARKS) else [chr(0xF0000 + i) for i in range(len(tiles))]
+        for mark, (_, face) in zip(marks, tiles):  # each face kept aside, then a tile's letter left alone is bad
+            text = text.replace(face, mark)
+        for mark, (symbol, _) in zip(marks, tiles):
+            text = text.replace(symbol, "?").replace(mark, symbol)
+        if text.isascii():  # a table lookup per byte
+            data = self._ascii_codes[np.frombuffer(text.encode("ascii"), np.uint8)]
+        else:
+            data = np.frombuffer(codecs.charmap_encode(text, "replace", self._code_map)[0], np.uint8)
+        ends = np.flatnonzero(data == WORD_END)
+        starts = np.concatenate(([0], ends + 1))
+        return data, starts, np.concatenate((ends, [len(data)]))
+
+    @cached_property
+    def _ascii_codes(self) -> np.ndarray:
+        """The code of each ASCII character as `_code_map` gives it."""
+        table = np.full(128, BAD_CODE, np.uint8)
+        for code, letter in enumerate(self.charset.letters):
+            if letter.isascii():
+                table[ord(letter)] = code
+        table[ord("\n")] = WORD_END
+        return table
+
+    @cached_property
+    def _letter_table(self) -> str:
+        """The letter of each code, and a line end for WORD_END: a charmap decoding table (codecs)."""
+        letters = self.charset.letters
+        return letters + "\ufffe" * (WORD_END - len(letters)) + "\n"
+
+    @cached_property
+    def _code_map(self):
+        """The charmap (codecs) of this lexicon's letters to their codes, a line end to WORD_END, "?"
+        (what any other character becomes) to BAD_CODE."""
+        letters = self.charset.letters
+        fillers = "".join(chr(0xE000 + i) for i in range(WORD_END - len(letters)))
+        return codecs.charmap_build(letters + fillers + "\n?")
 
     def key_id(self, word: str) -> int:
         """The number of a word (as `dawgc words --numbers` prints it; marisa-trie's name); KeyError
@@ -431,7 +545,7 @@ class Lexicon:
 
     def restore_key(self, number: int) -> str:
         """The word of a number (marisa-trie's name), where the format numbers its words densely."""
-        steps = self.word_steps(whole=False)
+        steps = self._lookup_steps
         if steps.rank is None or steps.rank_of is None:
             raise ParameterError("number", f"the {self.format} format numbers words by node, so a number "
                                  f"cannot be looked up; open the dawg or adtdawg format")
@@ -439,7 +553,7 @@ class Lexicon:
         if not 0 <= rank < self.word_count:
             raise ParameterError("number", f"{number!r} is not the number of a word of this {self.format} "
                                  f"lexicon ({self.word_count} words)")
-        entries = steps.roots
+        entries = [(steps.root, "")]
         while True:
             state, text = [e for e in entries if steps.rank(e[0]) <= rank][-1]
             if steps.rank(state) == rank and steps.number(state) is not None:
@@ -453,14 +567,16 @@ class Lexicon:
 
 @dataclass(frozen=True)
 class WordSteps:
-    """The ordered word walk of a format: `roots` are the first (state, folded letters) entries,
-    `children(state)` yields (letter code, child state) in letter order, `number(state)` is the word
+    """The ordered word walk of a format: `root` is the state of the empty word, `children(state)`
+    yields (letter code, child state) in letter order, `child(state, code)` is one of them, found in
+    constant time (the rank of the letter in the node's letters), or None, `number(state)` is the word
     number where the state ends a word, else None. Where words are numbered densely, `rank(state)`
     is the alphabetical rank of the first word at or below a state and `rank_of(number)` the rank
     of a word number; else both are None."""
 
-    roots: list[tuple[object, str]]
+    root: object
     children: Callable[[object], Iterable[tuple[int, object]]]
+    child: Callable[[object, int], object | None]
     number: Callable[[object], int | None]
     rank: Callable[[object], int] | None = None
     rank_of: Callable[[int], int] | None = None
@@ -468,20 +584,41 @@ class WordSteps:
 
 class Field:
     """One bit field of an array's words, read word by word as a Python int (a lazy column for
-    `Lexicon.word_steps(whole=False)`); item i is in word i * stride + offset."""
+    `Lexicon.word_steps`); item i is in word i * stride + offset."""
 
     def __init__(self, words: np.ndarray, shift: int = 0, mask: int = -1, stride: int = 1, offset: int = 0) -> None:
-        self.words, self.shift, self.mask, self.stride, self.offset = words, shift, mask, stride, offset
+        self.words = memoryview(np.ascontiguousarray(words))  # items read as Python ints, without numpy scalars
+        self.shift, self.mask, self.stride, self.offset = shift, mask, stride, offset
 
     def __getitem__(self, index: int) -> int:
-        return (int(self.words[index * self.stride + self.offset]) >> self.shift) & self.mask
+        return (self.words[index * self.stride + self.offset] >> self.shift) & self.mask
 
 
-def node_columns(nodes: np.ndarray, layout: NodeLayout, whole: bool):
-    """(first child or edge, letter mask, end-of-word) of trie/DAWG node words: as lists (`whole`)
-    or as lazy `Field` columns."""
-    if whole:
-        return tuple(a.tolist() for a in layout.split(nodes))
+def _prefix(prefix: object) -> str:
+    if not isinstance(prefix, str):
+        raise ParameterError("prefix", f"must be a string, got {prefix!r}")
+    return prefix
+
+
+def letter_step(nodes: np.ndarray, layout: NodeLayout) -> Callable[[int, int], int | None]:
+    """`step(node, letter)`: the index (a trie's child node, a DAWG's edge) that a trie or DAWG node's
+    letter leads to, its first child plus the rank of the letter among the node's letters, or None
+    where the node has no such letter: one read of a node word for the letters, one for the first child."""
+    words = memoryview(np.ascontiguousarray(nodes))
+    stride, mask_word, shift, letters_mask = layout.words, layout.mask_word, layout.mask_shift, layout.letter_mask
+
+    def step(node: int, letter: int) -> int | None:
+        base = node * stride
+        letters = (words[base + mask_word] >> shift) & letters_mask
+        if not (letters >> letter) & 1:
+            return None
+        return (words[base] & INDEX_MASK) + (letters & ((1 << letter) - 1)).bit_count()
+
+    return step
+
+
+def node_columns(nodes: np.ndarray, layout: NodeLayout):
+    """(first child or edge, letter mask, end-of-word) of trie/DAWG node words, as lazy `Field` columns."""
     words = layout.words
     return (Field(nodes, 0, INDEX_MASK, words), Field(nodes, layout.mask_shift, layout.letter_mask, words,
                                                       layout.mask_word), Field(nodes, EOW_SHIFT, 1, words))
@@ -614,23 +751,3 @@ def popcount_children(first: int, mask: int):
         yield low.bit_length() - 1, first + j
         j += 1
         mask ^= low
-
-
-def walk_words(path, charset, max_length, roots, children, word_number, progress=None):
-    """Depth-first enumeration shared by all formats, a generator; states carry (node, prefix)."""
-    letters = charset.letters
-    found = 0
-    stack = list(reversed(roots))
-    while stack:
-        state, prefix = stack.pop()
-        number = word_number(state)
-        if number is not None:
-            yield prefix, number
-            found += 1
-            if progress and found % PROGRESS_STEP == 0:
-                progress(PROGRESS_STEP)
-        if len(prefix) > max_length:
-            raise DawgError(f"{path}: a path is longer than the maximum word length (cyclic file?)")
-        stack.extend((child, prefix + letters[letter]) for letter, child in reversed(list(children(state))))
-    if progress:
-        progress(found % PROGRESS_STEP)

@@ -18,7 +18,21 @@ from ..board_walk import Walk
 from ..errors import DawgError
 from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, SKIP_SHIFT, NodeLayout, split_edge_words
 from ..schema import FILE_ENTRY, fields
-from ..walk_kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, popcount, record
+from ..walk_kernels import (
+    DONE,
+    FRAME,
+    NO_LETTER,
+    NOT_STARTED,
+    RUNNING,
+    TOO_DEEP,
+    WORD_END,
+    list_word,
+    listing_full,
+    lowest_bit,
+    neighbours_with,
+    popcount,
+    record,
+)
 from .base import (
     Field,
     Format,
@@ -29,6 +43,7 @@ from .base import (
     check,
     check_children,
     index_count,
+    letter_step,
     node_columns,
     popcount_children,
     read_header,
@@ -108,27 +123,119 @@ class DawgLexicon(Lexicon):
     @cached_property
     def walk(self) -> Walk:
         return Walk(dawg_board, (self.states.view(np.int64), *self.layout.kernel_args, self.edges.view(np.int64)),
-                    self.word_count)
+                    self.word_count, dawg_numbers, dawg_words)
 
     def info(self) -> dict:
         return {**super().info(), "states": len(self.counts), "edges": len(self.edges),
                 "node_words": self.layout.words}
 
-    def word_steps(self, whole: bool = True) -> WordSteps:
+    def word_steps(self) -> WordSteps:
         # a state of the walk: (DAWG state, rank of the first word at or below it)
-        first, mask, eow = node_columns(self.states, self.layout, whole)
-        if whole:
-            child, skip = (a.tolist() for a in split_edge_words(self.edges))
-        else:
-            child, skip = Field(self.edges, 0, INDEX_MASK), Field(self.edges, SKIP_SHIFT)
+        first, mask, eow = node_columns(self.states, self.layout)
+        child, skip = Field(self.edges, 0, INDEX_MASK), Field(self.edges, SKIP_SHIFT)
 
         def children(state):
             node, rank = state
             for letter, e in popcount_children(first[node], mask[node]):
                 yield letter, (child[e], rank + skip[e])
 
-        return WordSteps([((0, 0), "")], children, lambda state: state[1] if eow[state[0]] else None,
+        step, edges = letter_step(self.states, self.layout), memoryview(np.ascontiguousarray(self.edges))
+
+        def one_child(state, letter: int):
+            e = step(state[0], letter)
+            if e is None:
+                return None
+            edge = edges[e]
+            return edge & INDEX_MASK, state[1] + (edge >> SKIP_SHIFT)
+
+        return WordSteps((0, 0), children, one_child, lambda state: state[1] if eow[state[0]] else None,
                          rank=lambda state: state[1], rank_of=lambda number: number)  # a word's number is its rank
+
+
+def dawg_numbers(states, wide, edges, codes, starts, ends, numbers):
+    """The number of each word (letter codes codes[starts[i]:ends[i]]) in a DAWG, its rank, or -1
+    where it is none: the batch lookup (`Lexicon.key_ids`)."""
+    for i in range(len(numbers)):
+        state = 0
+        rank = 0
+        word = states[0]
+        j = starts[i]
+        while j < ends[i]:
+            letter = int(codes[j])  # int(): a uint8 would shift as a uint8 in CPython
+            mask = states[state + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+            if letter >= NO_LETTER or not (mask >> letter) & 1:
+                break
+            edge = edges[(word & INDEX_MASK) + popcount(mask & ((1 << letter) - 1))]
+            rank += edge >> SKIP_SHIFT
+            state = (edge & INDEX_MASK) << wide
+            word = states[state]
+            j += 1
+        numbers[i] = rank if j == ends[i] and word < 0 else -1
+
+
+def dawg_words(states, wide, edges, prefix, status, frames, codes, numbers):
+    """The words that start with `prefix`, as `trie_words` lists a trie's; a word's number is its rank."""
+    words = 0
+    used = 0
+    if status[0] == NOT_STARTED:
+        state = 0
+        rank = 0
+        word = states[0]
+        for j in range(len(prefix)):
+            letter = int(prefix[j])
+            mask = states[state + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+            if letter >= NO_LETTER or not (mask >> letter) & 1:
+                status[0] = DONE
+                return 0, 0
+            edge = edges[(word & INDEX_MASK) + popcount(mask & ((1 << letter) - 1))]
+            rank += edge >> SKIP_SHIFT
+            state = (edge & INDEX_MASK) << wide
+            word = states[state]
+        mask = states[state + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+        frames[0, 0] = word & INDEX_MASK
+        frames[0, 1] = mask
+        frames[0, 2] = mask
+        frames[0, 4] = rank
+        status[0] = RUNNING
+        status[1] = 0
+        if word < 0 and len(prefix):
+            codes[0] = WORD_END
+            numbers[0] = rank
+            words = used = 1
+    d = status[1]
+    while status[0] == RUNNING:
+        remaining = frames[d, 2]
+        if remaining == 0:
+            if d == 0:
+                status[0] = DONE
+            else:
+                d -= 1
+            continue
+        letter = lowest_bit(remaining)
+        edge = edges[frames[d, 0] + popcount(frames[d, 1] & ((1 << letter) - 1))]
+        rank = frames[d, 4] + (edge >> SKIP_SHIFT)
+        state = (edge & INDEX_MASK) << wide
+        word = states[state]
+        if word < 0 and listing_full(numbers, words, codes, used, d):
+            break  # full: this letter is the next call's first
+        frames[d, 2] = remaining & (remaining - 1)
+        frames[d, 3] = letter
+        if word < 0:
+            used = list_word(frames, d, codes, used)
+            numbers[words] = rank
+            words += 1
+        mask = states[state + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+        if mask:
+            if d + 2 == len(frames):
+                status[0] = TOO_DEEP
+                break
+            d += 1
+            frames[d, 0] = word & INDEX_MASK
+            frames[d, 1] = mask
+            frames[d, 2] = mask
+            frames[d, 4] = rank
+    status[1] = d
+    return words, used
 
 
 def dawg_board(states, wide, edges, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,

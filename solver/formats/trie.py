@@ -17,7 +17,21 @@ from ..board_walk import Walk
 from ..errors import DawgError
 from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, NodeLayout
 from ..schema import FILE_ENTRY, fields
-from ..walk_kernels import FRAME, NO_LETTER, lowest_bit, neighbours_with, popcount, record
+from ..walk_kernels import (
+    DONE,
+    FRAME,
+    NO_LETTER,
+    NOT_STARTED,
+    RUNNING,
+    TOO_DEEP,
+    WORD_END,
+    list_word,
+    listing_full,
+    lowest_bit,
+    neighbours_with,
+    popcount,
+    record,
+)
 from .base import (
     Format,
     Lexicon,
@@ -28,6 +42,7 @@ from .base import (
     check,
     check_children,
     index_count,
+    letter_step,
     node_columns,
     popcount_children,
     read_header,
@@ -77,7 +92,8 @@ class TrieLexicon(Lexicon):
 
     @cached_property
     def walk(self) -> Walk:
-        return Walk(trie_board, (self.nodes.view(np.int64), *self.layout.kernel_args), self.node_count)
+        return Walk(trie_board, (self.nodes.view(np.int64), *self.layout.kernel_args), self.node_count, trie_numbers,
+                    trie_words)
 
     @property
     def node_count(self) -> int:
@@ -89,10 +105,89 @@ class TrieLexicon(Lexicon):
     def info(self) -> dict:
         return {**super().info(), "nodes": self.node_count, "node_words": self.layout.words}
 
-    def word_steps(self, whole: bool = True) -> WordSteps:
-        first, mask, eow = node_columns(self.nodes, self.layout, whole)
-        return WordSteps([(0, "")], lambda node: popcount_children(first[node], mask[node]),
+    def word_steps(self) -> WordSteps:
+        first, mask, eow = node_columns(self.nodes, self.layout)
+        return WordSteps(0, lambda node: popcount_children(first[node], mask[node]), letter_step(self.nodes, self.layout),
                          lambda node: node if eow[node] else None)
+
+
+def trie_numbers(nodes, wide, codes, starts, ends, numbers):
+    """The number of each word (letter codes codes[starts[i]:ends[i]]) in a trie, its end node, or -1
+    where it is none: the batch lookup (`Lexicon.key_ids`)."""
+    for i in range(len(numbers)):
+        node = 0
+        word = nodes[0]
+        j = starts[i]
+        while j < ends[i]:
+            letter = int(codes[j])  # int(): a uint8 would shift as a uint8 in CPython
+            mask = nodes[(node << 1) + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+            if letter >= NO_LETTER or not (mask >> letter) & 1:
+                break
+            node = (word & INDEX_MASK) + popcount(mask & ((1 << letter) - 1))
+            word = nodes[node << wide]
+            j += 1
+        numbers[i] = node if j == ends[i] and word < 0 else -1
+
+
+def trie_words(nodes, wide, prefix, status, frames, codes, numbers):
+    """The words that start with `prefix` (letter codes), in order, as many as `codes` and `numbers`
+    hold, resumed from `status` and `frames` where the last call stopped (`words_below` says how):
+    returns (words, codes written); each word's letters after the prefix then WORD_END go to
+    `codes`, its number (end node) to `numbers`."""
+    words = 0
+    used = 0
+    if status[0] == NOT_STARTED:
+        node = 0
+        word = nodes[0]
+        for j in range(len(prefix)):
+            letter = int(prefix[j])
+            mask = nodes[(node << 1) + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+            if letter >= NO_LETTER or not (mask >> letter) & 1:
+                status[0] = DONE
+                return 0, 0
+            node = (word & INDEX_MASK) + popcount(mask & ((1 << letter) - 1))
+            word = nodes[node << wide]
+        mask = nodes[(node << 1) + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+        frames[0, 0] = word & INDEX_MASK
+        frames[0, 1] = mask
+        frames[0, 2] = mask
+        status[0] = RUNNING
+        status[1] = 0
+        if word < 0 and len(prefix):
+            codes[0] = WORD_END
+            numbers[0] = node
+            words = used = 1
+    d = status[1]
+    while status[0] == RUNNING:
+        remaining = frames[d, 2]
+        if remaining == 0:
+            if d == 0:
+                status[0] = DONE
+            else:
+                d -= 1
+            continue
+        letter = lowest_bit(remaining)
+        child = frames[d, 0] + popcount(frames[d, 1] & ((1 << letter) - 1))
+        word = nodes[child << wide]
+        if word < 0 and listing_full(numbers, words, codes, used, d):
+            break  # full: this letter is the next call's first
+        frames[d, 2] = remaining & (remaining - 1)
+        frames[d, 3] = letter
+        if word < 0:
+            used = list_word(frames, d, codes, used)
+            numbers[words] = child
+            words += 1
+        mask = nodes[(child << 1) + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+        if mask:
+            if d + 2 == len(frames):
+                status[0] = TOO_DEEP
+                break
+            d += 1
+            frames[d, 0] = word & INDEX_MASK
+            frames[d, 1] = mask
+            frames[d, 2] = mask
+    status[1] = d
+    return words, used
 
 
 def trie_board(nodes, wide, board, cell_len, nbr_mask, near, card, stack, stamps, stamp,
