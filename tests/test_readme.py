@@ -113,7 +113,8 @@ def test_every_readme_example_runs_as_shown(checkout):
 def start_server(checkout) -> tuple[subprocess.Popen, int]:
     """`dawg-solve serve`, as the README starts it, on a free port (8000 may be taken here)."""
     proc = subprocess.Popen(["bash", "-c", ". .venv/bin/activate && exec dawg-solve serve --port 0"], cwd=checkout,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", "BOGGLE_DAWG_DATA": str(checkout / "data")})
     for line in proc.stderr:
         found = re.search(r"at http://[^:]+:(\d+)/ ", line)
         if found:

@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -101,7 +102,7 @@ def test_solve_agrees_with_the_library(client, served, board, size):
 
 @pytest.mark.parametrize("fmt", ["trie", "dawg", "adtdawg"])
 def test_the_compiled_walk_agrees_with_the_library(make_lexicon, fmt):
-    """The server lists a board's words with the compiled walk (`engine.solve_one(compiled=True)`): the same
+    """The server lists a board's words with the compiled walk (`board_walk.solve_one(compiled=True)`): the same
     words, points and paths as `Lexicon.words`, on every format, Qu and two-letter faces included."""
     lexicons = open_served([make_lexicon(WORDS)], fmt, jobs=1)
     try:
@@ -208,8 +209,9 @@ def test_game_page_and_assets_are_served(client):
         assert client.get(asset).status_code == 200, asset
     assert "http" not in re.sub(r"<!--.*?-->", "", page.text)  # every asset is ours: no CDN
     schema = client.get("/openapi.json").json()
-    assert set(schema["paths"]) == {f"/api/{name}" for name in ("lexicons", "solve", "score", "lookup", "words",
-                                                                "roll", "round")}
+    assert set(schema["paths"]) == {f"/api/{name}" for name in (
+        "lexicons", "solve", "score", "lookup", "words", "roll", "round", "rooms", "rooms/{code}",
+        "rooms/{code}/players", "rooms/{code}/rounds", "rooms/{code}/rounds/{number}", "daily", "daily/results")}
     for path, methods in schema["paths"].items():  # every answer is documented by its model
         for operation in methods.values():
             assert operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("Out"), path
@@ -536,11 +538,16 @@ def test_a_request_cut_off_by_shutdown_is_a_json_503(served):
 # --- the command ------------------------------------------------------------------------------
 
 
+# The servers the tests start keep their results database here, not in the user's data directory.
+SERVE_ENV = {**os.environ, "PYTHONUNBUFFERED": "1",
+             "BOGGLE_DAWG_DATA": os.environ.get("BOGGLE_DAWG_DATA") or str(Path(tempfile.gettempdir()) / "boggle-dawg-test-data")}
+
+
 def start_server(*args: str, interrupt=sigint_default) -> tuple[subprocess.Popen, str]:
     """`dawg-solve serve ARGS --port 0` in a subprocess (SIGINT at its default unless `interrupt`, a
     `preexec_fn`, says otherwise: a suite run in the background has it ignored), and its base URL once it listens."""
     proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", "serve", *args, "--port", "0"],
-                            cwd=REPO, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                            cwd=REPO, stderr=subprocess.PIPE, text=True, env=SERVE_ENV,
                             preexec_fn=interrupt)
     lines = []
     for line in proc.stderr:
@@ -595,7 +602,7 @@ def test_serve_refuses_bad_start_up_in_one_line(make_lexicon, tmp_path):
                            ([str(build), "--max-cells", "0"], "--max-cells"),
                            ([str(build), "--dice", str(tmp_path / "none")], "no such file")]:
         run = subprocess.run([sys.executable, "-m", "boggle_dawg.dawg_solve", "serve", *args], cwd=REPO,
-                             capture_output=True, text=True, timeout=60)
+                             capture_output=True, text=True, timeout=60, env=SERVE_ENV)
         assert run.returncode in (1, 2) and fragment in run.stderr and "Traceback" not in run.stderr, run.stderr
         assert len(run.stderr.strip().splitlines()) == 1, run.stderr
 

@@ -34,6 +34,7 @@ class GuardedProtocol(H11Protocol):
         self.timeouts = timeouts
         self.owed: str | None = None  # "headers", "body" (Timeouts' fields), or None: the client owes nothing
         self.deadline: asyncio.TimerHandle | None = None
+        self.upgraded = False  # the connection is a WebSocket now
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -41,8 +42,18 @@ class GuardedProtocol(H11Protocol):
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
+        if self.upgraded:
+            return
         state = self.conn.their_state
         self._owe("headers" if state is h11.IDLE else "body" if state is h11.SEND_BODY else None)
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        """The connection becomes a WebSocket (a room's), which owes no request: its deadlines end here (the body's
+        would otherwise close it 30 s on, as h11 still waits for the upgrade request's body). The WebSocket is pinged
+        by its own protocol, and the room bounds its messages."""
+        self.upgraded = True
+        self._owe(None)
+        super().handle_websocket_upgrade(event)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._owe(None)

@@ -49,6 +49,29 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class PlayLimits:
+    """What rooms, their players and the daily board may hold; anything more is refused in one line (a JSON
+    error over HTTP; over a WebSocket, that connection closed with a code and a reason, no one else's)."""
+
+    rooms: int = 1_000  # rooms open at once
+    players: int = 8  # players of a room
+    name_chars: int = 24  # characters of a player's name (printable, trimmed, not empty)
+    message_bytes: int = 1_024  # one WebSocket message (a word is tens of bytes)
+    messages_per_second: int = 10  # a connection's messages, on average ...
+    message_burst: int = 20  # ... and in a burst above it
+    idle_minutes: int = 30  # a room with no activity this long is dropped (its finished rounds stay in the database)
+    connections: int = 3  # a player's connections at once (tabs, devices)
+    hello_seconds: int = 10  # for a new connection to say whose it is
+    queued: int = 1_000  # messages waiting for a connection that does not read them; then it is closed
+    daily_results: int = 10_000  # results kept for one daily board
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if value < 1:
+                raise DawgError(f"limit {name}: must be 1 or more, got {value}")
+
+
+@dataclass(frozen=True)
 class Timeouts:
     """Seconds a client may take over what it owes, after which its connection is closed (server/protocol.py:
     uvicorn bounds only the idle time between requests), and that a stopping server gives the requests it is
@@ -69,13 +92,14 @@ class Timeouts:
 class Served:
     """One lexicon as the server holds it: its name in requests, the lexicon, the shortest word
     its build kept (None without a manifest), the scorer that batches use (under the lexicon's
-    rules) and the served dice sets that fit it. Batches under other rules get a scorer of their
-    own, opened on first use (`scorer_for`)."""
+    rules) with its threads, and the served dice sets that fit it. Batches under other rules get a scorer of
+    their own, with as many threads, opened on first use (`scorer_for`)."""
 
     name: str
     lexicon: Lexicon
     min_length: int | None
     scorer: Scorer
+    jobs: int
     dice: tuple[DiceSet, ...] = ()  # the served sets that fit, read with its charset
     others: dict = field(default_factory=dict)  # Rules -> Scorer, for rules other than the lexicon's
     _opening: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -86,7 +110,7 @@ class Served:
             return self.scorer
         with self._opening:
             if rules not in self.others:
-                self.others[rules] = self.lexicon.scorer(getattr(self.scorer, "jobs", 1), rules=rules)
+                self.others[rules] = self.lexicon.scorer(self.jobs, rules=rules)
             return self.others[rules]
 
     def default_dice(self, shape: Shape | None) -> DiceSet | None:
@@ -126,10 +150,11 @@ class DiceSource:
     name: str
     spec: str
 
-    def sets(self, charset: Charset) -> list[DiceSet]:
-        """Every set of the source read with `charset` (Tanglet's files hold a 4x4 and a 5x5 set;
-        `load_dice` picks one by the board it fills), named by the source; each fills a square board."""
-        every = load_dice_sets(self.spec, charset)
+    def sets(self, charset: Charset, folds: dict[int, str] | None = None) -> list[DiceSet]:
+        """Every set of the source read with `charset` and the language's `folds` (Tanglet's files hold a
+        4x4 and a 5x5 set; `load_dice` picks one by the board it fills), named by the source; each fills a
+        square board."""
+        every = load_dice_sets(self.spec, charset, folds)
         found = {}
         for one in sorted(every, key=lambda d: len(d.dice)):  # smallest board first
             side = math.isqrt(len(one.dice))
@@ -139,9 +164,12 @@ class DiceSource:
             every[0].shape()  # the library's one line: these dice fill no square board
         return [dataclasses.replace(one, name=self.name) for one in found.values()]
 
-    def fitting(self, charset: Charset) -> list[DiceSet]:
-        """The sets whose every face `charset` can show (a blank, a letter, a tile, two letters of it)."""
-        return [d for d in self.sets(charset) if all(charset.cell_code(face) >= 0 for die in d.dice for face in die)]
+    def fitting(self, lexicon: Lexicon) -> list[DiceSet]:
+        """The sets whose every face the lexicon's charset can show (a blank, a letter, a tile, two letters of
+        it), read as its language reads a face (Catalan's '·L' is the tile 'ŀl')."""
+        charset = lexicon.charset
+        sets = self.sets(charset, lexicon.language.letter_folds(charset))
+        return [d for d in sets if all(charset.cell_code(face) >= 0 for die in d.dice for face in die)]
 
 
 def dice_sources(files: list[Path]) -> list[DiceSource]:
@@ -190,8 +218,8 @@ def open_served(files: list[Path | None], fmt: str | None, jobs: int, announce=N
                 raise DawgError(f"{file}: two lexicons would be served as {name!r}; serve one of them")
             lexicon = lexicon_or_default(file, fmt, announce)
             min_length = _min_length(Path(lexicon.path))
-            dice = tuple(d for source in sources for d in source.fitting(lexicon.charset))
-            served[name] = Served(name, lexicon, min_length, lexicon.scorer(jobs), dice)
+            dice = tuple(d for source in sources for d in source.fitting(lexicon))
+            served[name] = Served(name, lexicon, min_length, lexicon.scorer(jobs), jobs, dice)
             warm(served[name])
         used = {d.name for one in served.values() for d in one.dice}
         unused = next((s for s in sources[len(builtin_dice_names()):] if s.name not in used), None)
