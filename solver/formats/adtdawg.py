@@ -193,7 +193,7 @@ class AdtLexicon(Lexicon):
                                  ((0, lay.first_child_bits), (lay.first_child_bits, lay.child_set_bits),
                                   (lay.eow_shift, 1)))
         pos = PositionRows(self.walk.inputs[2], lay.letters)  # the walk's decoded positions, made once
-        flat = memoryview(np.ascontiguousarray(self.walk.inputs[2]))
+        flat = np.ascontiguousarray(self.walk.inputs[2]).data
         t = Field(self.tracking)
 
         count = self.word_count

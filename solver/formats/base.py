@@ -354,7 +354,7 @@ class Lexicon:
         start = unfold(folded)
         while status[0] not in (DONE, TOO_DEEP):
             count, used = listing(*walk.inputs, codes, status, frames, listed, numbers)
-            text = unfold(codecs.charmap_decode(listed[:used], "strict", self._letter_table)[0])
+            text = unfold(codecs.charmap_decode(listed[:used].data, "strict", self._letter_table)[0])
             if start:
                 text = start + text.replace("\n", "\n" + start)
             yield text.split("\n", count)[:count], numbers[:count].tolist()
@@ -587,7 +587,7 @@ class Field:
     `Lexicon.word_steps`); item i is in word i * stride + offset."""
 
     def __init__(self, words: np.ndarray, shift: int = 0, mask: int = -1, stride: int = 1, offset: int = 0) -> None:
-        self.words = memoryview(np.ascontiguousarray(words))  # items read as Python ints, without numpy scalars
+        self.words = np.ascontiguousarray(words).data  # items read as Python ints, without numpy scalars
         self.shift, self.mask, self.stride, self.offset = shift, mask, stride, offset
 
     def __getitem__(self, index: int) -> int:
@@ -604,7 +604,7 @@ def letter_step(nodes: np.ndarray, layout: NodeLayout) -> Callable[[int, int], i
     """`step(node, letter)`: the index (a trie's child node, a DAWG's edge) that a trie or DAWG node's
     letter leads to, its first child plus the rank of the letter among the node's letters, or None
     where the node has no such letter: one read of a node word for the letters, one for the first child."""
-    words = memoryview(np.ascontiguousarray(nodes))
+    words = np.ascontiguousarray(nodes).data
     stride, mask_word, shift, letters_mask = layout.words, layout.mask_word, layout.mask_shift, layout.letter_mask
 
     def step(node: int, letter: int) -> int | None:

@@ -139,7 +139,7 @@ class DawgLexicon(Lexicon):
             for letter, e in popcount_children(first[node], mask[node]):
                 yield letter, (child[e], rank + skip[e])
 
-        step, edges = letter_step(self.states, self.layout), memoryview(np.ascontiguousarray(self.edges))
+        step, edges = letter_step(self.states, self.layout), np.ascontiguousarray(self.edges).data
 
         def one_child(state, letter: int):
             e = step(state[0], letter)
