@@ -349,13 +349,15 @@ class _Parser:
     def _spelled(self, word: str, text: str) -> None:
         """Keep `text` as a spelling of `word` where it says more than the word: a capital, a folded letter
         (a line in capitals only says the word again)."""
-        spelling = unicodedata.normalize("NFC", text)
-        if spelling.isupper():
-            spelling = spelling.lower()
+        if text.isupper():
+            text = text.lower()
+        spelling = text if text.isascii() else unicodedata.normalize("NFC", text)
         if spelling == word or form_problem(spelling):
             return
-        known = self.spellings.setdefault(word, [])
-        if spelling not in known and len(known) < MAX_FORMS:
+        known = self.spellings.get(word)
+        if known is None:
+            self.spellings[word] = [spelling]
+        elif spelling not in known and len(known) < MAX_FORMS:
             known.append(spelling)
 
     def _keep(self, *words: str) -> None:

@@ -1,19 +1,25 @@
 """The browser game in a real Chromium (Debian's, driven by Playwright) against a real server: a round
 is played with the keyboard and the mouse, ended, and a missed word's path shown on the board; and
-a Russian round, on a server of a Russian and an English lexicon, offers the Russian dice only and
-judges a word typed in capitals.
+a Russian round, on a server of a Russian and an English lexicon, offers the Russian dice only, speaks
+Russian and judges a word typed in capitals. Without a browser: every language's catalogue of the page's
+words has every key (tests/test_rooms_browser.py plays rooms, links, the daily board and languages).
 
 Skips when Chromium or Playwright is absent, except under CI, where `.ci/run` installs both.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
+from pathlib import Path
 
 import httpx2
 import pytest
 from test_server import RUSSIAN_SAMPLE, start_server, tanglet_sample
+
+from boggle_dawg.solver.rules import builtin_rules_names
 
 from support import IN_CI, shared_path
 
@@ -75,7 +81,7 @@ def test_a_round_in_the_browser(browser, server):
     page.goto(server + f"/?dice=classic&seed={SEED}")
     page.wait_for_function("document.querySelector('#origin').textContent.includes('seed')")
     assert page.text_content("#origin") == f"classic dice, seed {SEED}"
-    board = page.evaluate("game.board.board")
+    board = page.get_attribute("#grid", "data-board")
     answers = httpx2.post(f"{server}/api/solve", json={"board": board}, timeout=10).json()["words"]
 
     typed, traced = answers[0], answers[1]
@@ -101,7 +107,7 @@ def test_a_round_in_the_browser(browser, server):
     page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
     page.click("#new-round")
     assert asked == ["End this round and start a new one? Its words will be lost."]
-    assert page.evaluate("game.board.board") == board and page.locator("#found li").count() == 2
+    assert page.get_attribute("#grid", "data-board") == board and page.locator("#found li").count() == 2
 
     page.click("#end-round")
     page.locator("#end").wait_for()
@@ -147,7 +153,7 @@ def test_a_round_under_other_rules_from_the_menu_and_the_link(browser, server):
     assert page.eval_on_selector_all("#rules option", "options => options.map(o => o.value)") == \
         ["big", "standard", "words"]
     assert page.input_value("#rules") == "words"
-    board = page.evaluate("game.board.board")
+    board = page.get_attribute("#grid", "data-board")
     answers = httpx2.post(f"{server}/api/solve", json={"board": board, "rules": "words"}, timeout=10).json()["words"]
     page.click("#end-round")
     page.locator("#end").wait_for()
@@ -161,13 +167,14 @@ def test_a_russian_round(browser, two_languages):
     page = browser.new_page()
     page.set_default_timeout(10_000)
     page.goto(server + f"/?lexicon={russian}&seed={SEED}")
-    page.wait_for_function("document.querySelector('#origin').textContent.includes('seed')")
-    assert page.text_content("#origin") == f"ru dice, seed {SEED}"
+    page.wait_for_selector("#grid[data-board]")
+    assert page.text_content("#origin") == f"кубики ru, зерно {SEED}"  # a Russian lexicon's page speaks Russian
+    assert page.text_content("#end-round") == "Закончить раунд"
     assert page.eval_on_selector_all("#dice option", "options => options.map(o => o.textContent)") == \
         ["ru (4x4)", "ru (5x5)"]
     cells = page.eval_on_selector_all("#grid .cell", "cells => cells.map(c => c.textContent)")
     assert len(cells) == 16 and all(len(c) == 1 and "А" <= c <= "Я" for c in cells), cells
-    board = page.evaluate("game.board.board")
+    board = page.get_attribute("#grid", "data-board")
     answers = httpx2.post(f"{server}/api/solve", json={"board": board, "lexicon": russian}, timeout=10).json()["words"]
     typed = answers[0]
     page.fill("#word", typed["word"].upper())
@@ -188,7 +195,7 @@ def test_a_seed_of_many_digits_gives_its_own_board(browser, server):
     page.wait_for_function("document.querySelector('#origin').textContent.includes('seed')")
     assert page.text_content("#origin") == f"classic dice, seed {seed}"
     rolled = httpx2.get(f"{server}/api/roll", params={"dice": "classic", "seed": seed}, timeout=10).json()
-    assert page.evaluate("game.board.board") == rolled["boards"][0]["board"]
+    assert page.get_attribute("#grid", "data-board") == rolled["boards"][0]["board"]
     page.close()
 
 
@@ -237,10 +244,56 @@ def test_the_dice_menu_lists_the_languages_own_set_first(browser, tmp_path):
         page = browser.new_page()
         page.set_default_timeout(10_000)
         page.goto(url + "/")
-        page.wait_for_function("document.querySelector('#origin').textContent.includes('seed')")
+        page.wait_for_selector("#grid[data-board]")
         offered = page.eval_on_selector_all("#dice option", "options => options.map(o => o.textContent)")
         assert offered[:2] == ["de (4x4)", "de (5x5)"] and "classic (4x4)" in offered
         page.close()
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+# --- the page's catalogues: no browser needed -------------------------------------------------------
+
+STATIC = Path(__file__).resolve().parents[1] / "boggle_dawg" / "server" / "static"
+CATALOGUES = STATIC / "i18n"
+PLURAL_FORMS = {"en": {"one", "other"}, "de": {"one", "other"}, "nl": {"one", "other"},  # as Intl.PluralRules picks
+                "fr": {"one", "many", "other"}, "es": {"one", "many", "other"},
+                "pl": {"one", "few", "many", "other"}, "ru": {"one", "few", "many", "other"}}
+
+
+def placeholders(text) -> set[str]:
+    forms = text.values() if isinstance(text, dict) else [text]
+    return {name for form in forms for name in re.findall(r"\{(\w+)\}", form)}
+
+
+def test_every_catalogue_has_every_key_and_its_placeholders():
+    """Each language's catalogue (static/i18n/*.json) has every key of the English one, no other, each plural
+    with the forms its language's plural rules pick, the same {placeholders}, and a dictionary URL template."""
+    catalogues = {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in CATALOGUES.glob("*.json")}
+    assert set(catalogues) == set(PLURAL_FORMS)
+    english = catalogues["en"]
+    for name, catalogue in catalogues.items():
+        assert set(catalogue) == set(english), (name, set(english) ^ set(catalogue))
+        for key, text in catalogue.items():
+            assert isinstance(text, dict) == isinstance(english[key], dict), (name, key)
+            if isinstance(text, dict):
+                assert set(text) == PLURAL_FORMS[name], (name, key)
+            assert placeholders(text) == placeholders(english[key]), (name, key)
+            assert all(form.strip() or key == "end.share" for form in (text.values() if isinstance(text, dict)
+                                                                       else [text])), (name, key)
+        assert catalogue["dictionary"] == f"https://{name}.wiktionary.org/wiki/%s"
+
+
+def test_every_text_the_page_names_is_in_the_catalogue():
+    """The keys the page's HTML and scripts name (data-i18n attributes, t("...") calls) are the English
+    catalogue's; keys made up at run time (verdict.*, rules.*) are listed there too."""
+    english = json.loads((CATALOGUES / "en.json").read_text(encoding="utf-8"))
+    named = set()
+    for path in STATIC.glob("*.*"):
+        text = path.read_text(encoding="utf-8")
+        named |= set(re.findall(r'data-i18n(?:-\w+)?="([\w.]+)"', text)) | set(re.findall(r'\bt\("([\w.]+)"', text))
+    assert named and named <= set(english), named - set(english)
+    assert {f"verdict.{v}" for v in ("repeated", "too_short", "not_letters", "not_on_board", "not_in_dictionary",
+                                     "too_late")} <= set(english)
+    assert {f"rules.{name}" for name in builtin_rules_names()} <= set(english)

@@ -206,6 +206,6 @@ def test_help_lists_each_command_whole(module):
     listed = run_cli(module, "-h").stdout.split("Commands:")[1]
     assert "..." not in listed
     whole = {"boggle_dawg.dawgc_cli": "Check every structure and numbering; with --source, round-trip to the word list.",
-             "boggle_dawg.dawg_solve": "Serve a JSON API (solve, score, look up, roll) and the browser game at / until "
-                                       "Ctrl-C or SIGTERM."}[module]
+             "boggle_dawg.dawg_solve": "Serve a JSON API (solve, score, look up, roll; rooms, the daily board) and the "
+                                       "browser game at / until Ctrl-C or SIGTERM."}[module]
     assert whole in " ".join(listed.split())

@@ -289,6 +289,24 @@ def _recorded_tasks(checkpoint: Path) -> list:
     return [json.loads(line)["task"] for line in lines[1:] if line.endswith(b"}")]
 
 
+def _start_and_wait_to_kill(command: list, checkpoint: Path, kill: int, chance: random.Random,
+                            seconds: tuple[float, float]) -> subprocess.Popen:
+    """Start a run (resuming its checkpoint) and wait for the moment to kill it: for an odd `kill`, a random
+    moment of `seconds` (starting up, connecting or running), else just after a record lands, so that kills
+    fall mid-run however fast or loaded the machine is."""
+    before = len(_recorded_tasks(checkpoint))
+    driver = subprocess.Popen(_resuming(command, checkpoint), cwd=REPO, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    if kill % 2:
+        time.sleep(chance.uniform(*seconds))
+    else:
+        deadline = time.monotonic() + 60
+        while driver.poll() is None and len(_recorded_tasks(checkpoint)) == before and time.monotonic() < deadline:
+            time.sleep(0.002)
+        time.sleep(chance.uniform(0, 0.02))
+    return driver
+
+
 def _resuming(command: list, checkpoint: Path) -> list:
     """The command, with --resume once the checkpoint is there (a run killed before writing it left none)."""
     return command + ["--resume"] if checkpoint.exists() else command
@@ -302,17 +320,7 @@ def test_the_driver_killed_20_times_and_resumed_gives_the_same_answer(cluster, l
     chance = random.Random(20)
     counts = []
     for kill in range(20):
-        before = len(_recorded_tasks(checkpoint))
-        driver = subprocess.Popen(_resuming(command, checkpoint), cwd=REPO, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        if kill % 2:  # at a random moment: starting up, connecting, or running
-            time.sleep(chance.uniform(0.2, 1.8))
-        else:  # just after a record lands, so that kills fall mid-run however fast the machine is
-            deadline = time.monotonic() + 60
-            while (driver.poll() is None and len(_recorded_tasks(checkpoint)) == before
-                   and time.monotonic() < deadline):
-                time.sleep(0.002)
-            time.sleep(chance.uniform(0, 0.02))
+        driver = _start_and_wait_to_kill(command, checkpoint, kill, chance, (0.2, 1.8))
         driver.send_signal(signal.SIGKILL)
         driver.wait()
         tasks = _recorded_tasks(checkpoint)
@@ -587,10 +595,8 @@ def test_a_proof_killed_20_times_and_resumed_finds_the_same_boards(cluster, lexi
     total = proof_reference.classes
     chance = random.Random(9)
     counts = []
-    for _ in range(20):
-        driver = subprocess.Popen(_resuming(command, checkpoint), cwd=REPO, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        time.sleep(chance.uniform(0.3, 2.0))
+    for kill in range(20):
+        driver = _start_and_wait_to_kill(command, checkpoint, kill, chance, (0.3, 2.0))
         driver.send_signal(signal.SIGKILL)
         driver.wait()
         lines = checkpoint.read_bytes().splitlines() if checkpoint.exists() else []

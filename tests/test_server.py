@@ -89,7 +89,7 @@ def test_solve_agrees_with_the_library(client, served, board, size):
     body = client.post("/api/solve", json={"board": board, **({"size": size} if size else {})}).json()
     expected = lex.words(board, shape=shape)
     assert body["score"] == lex.score(board, shape=shape) == sum(f.points for f in expected)
-    assert body["words"] == [{"word": f.word, "points": f.points, "path": list(f.path)} for f in expected]
+    assert body["words"] == [{"word": f.word, "shown": f.shown, "points": f.points, "path": list(f.path)} for f in expected]
     assert body["word_count"] == len(expected)
     cells = body["board"]["cells"]
     for found in body["words"]:  # every path spells its word over adjacent cells, none twice
@@ -171,7 +171,7 @@ def test_round_judges_words_and_sums_up(client, served):
     summary = body["summary"]
     answers = {f.word: f for f in lex.words(BOARD)}
     assert summary["maximum"] == lex.score(BOARD) and summary["word_count"] == len(answers)
-    assert summary["found"] == [{"word": "test", "points": 1, "path": list(answers["test"].path)}]
+    assert summary["found"] == [{"word": "test", "shown": "test", "points": 1, "path": list(answers["test"].path)}]
     missed = sorted((w for w in answers if w != "test"), key=lambda w: (-answers[w].points, w))
     assert [m["word"] for m in summary["missed"]] == missed
     assert all(m["path"] == list(answers[m["word"]].path) for m in summary["missed"])
@@ -316,7 +316,8 @@ def test_solve_score_lookup_and_round_in_each_language(world, languages):
             body = world.post("/api/solve", json={"board": text, "lexicon": language}).json()
             expected = lex.words(text)
             assert body["score"] == lex.score(text) == sum(f.points for f in expected)
-            assert body["words"] == [{"word": f.word, "points": f.points, "path": list(f.path)} for f in expected]
+            assert body["words"] == [{"word": f.word, "shown": f.shown, "points": f.points, "path": list(f.path)}
+                                     for f in expected]
             for found in body["words"]:
                 assert "".join(body["board"]["faces"][c] for c in found["path"]) == found["word"]
         assert max(lex.score(text) for text in boards[1:]) > 0, language  # the rolls find words

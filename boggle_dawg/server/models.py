@@ -112,7 +112,9 @@ class BoardOut(BaseModel):
 
 
 class WordOut(BaseModel):
-    word: str
+    word: str = Field(description="In the language's game form (lower case, its folds applied: German strasse).")
+    shown: str = Field(description="As a page shows it: as the lexicon's list wrote it (German Straße, gläsern), "
+                                   "its spellings joined by ' / ' where it gave several; else the word.")
     points: int
     path: list[int] = Field(description="The cells of one path spelling it: 0-based, row by row.")
 
@@ -161,6 +163,7 @@ class RollOut(BaseModel):
 class VerdictOut(BaseModel):
     word: str = Field(description="As judged: in the language's game form (lower case, its folds applied: "
                                   "German Straße is strasse), spaces trimmed.")
+    shown: str = Field(description="As a page shows it: as the lexicon's list wrote it (German Straße).")
     verdict: str = Field(description="accepted, repeated, too_short, not_letters, not_on_board or not_in_dictionary.")
     text: str = Field(description="The verdict as a player reads it.")
     points: int

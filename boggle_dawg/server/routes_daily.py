@@ -41,9 +41,10 @@ def daily_routes(daily: Daily) -> APIRouter:
                  summary="Submit a player's words on today's daily board: judged by the server, the result kept")
     def submit_daily(request: DailyRequest) -> JSONResponse:
         board, verdicts, count = daily.submit(request.lexicon, request.rules, request.name, request.words)
+        one = catalog.lexicon(board["lexicon"])
         return JSONResponse({"date": board["day"], "lexicon": board["lexicon"],
                              "score": sum(v.points for v in verdicts),
-                             "verdicts": [verdict_json(v).model_dump() for v in verdicts], "results": count})
+                             "verdicts": [verdict_json(v, one).model_dump() for v in verdicts], "results": count})
 
     @router.get("/daily/results", response_model=DailyResultsOut, summary="A daily board's results, best first")
     def daily_results(lexicon: Lexicon = None, rules: RulesName = None, date: Day = None,

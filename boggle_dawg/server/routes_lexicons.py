@@ -59,7 +59,8 @@ def lexicon_routes(catalog: Catalog, play_limits: PlayLimits) -> APIRouter:
             board = blank_foreign(board, one.lexicon.charset)
         return answer(SolveOut(lexicon=one.name, rules=rules_json(rules), board=board_json(board),
                                score=sum(f.points for f in found), word_count=len(found),
-                               words=[WordOut(word=f.word, points=f.points, path=list(f.path)) for f in found]))
+                               words=[WordOut(word=f.word, shown=f.shown, points=f.points, path=list(f.path))
+                                      for f in found]))
 
     @router.post("/score", response_model=ScoreOut, summary="A batch of boards scored by the compiled kernels")
     def score(request: ScoreRequest) -> Response:

@@ -6,13 +6,14 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from .catalog import Catalog, at_most
+from .catalog import Catalog, at_most, shown_word
 from .models import RoundOut, RoundRequest, SummaryOut, VerdictOut, WordOut, answer, board_json, rules_json
+from .served import Served
 
 
-def verdict_json(verdict) -> VerdictOut:
-    return VerdictOut(word=verdict.word, verdict=verdict.outcome.name.lower(), text=verdict.outcome.value,
-                      points=verdict.points)
+def verdict_json(verdict, one: Served) -> VerdictOut:
+    return VerdictOut(word=verdict.word, shown=shown_word(one, verdict.word), verdict=verdict.outcome.name.lower(),
+                      text=verdict.outcome.value, points=verdict.points)
 
 
 def round_routes(catalog: Catalog) -> APIRouter:
@@ -32,11 +33,12 @@ def round_routes(catalog: Catalog) -> APIRouter:
         summary = None
         if request.finished:
             result = game.summary()
+            listed = [[WordOut(word=w, shown=shown_word(one, w), points=p, path=judge.paths[w]) for w, p in words]
+                      for words in (result.found, result.missed)]
             summary = SummaryOut(score=result.score, maximum=result.maximum, word_count=result.word_count,
-                                 found=[WordOut(word=w, points=p, path=judge.paths[w]) for w, p in result.found],
-                                 missed=[WordOut(word=w, points=p, path=judge.paths[w]) for w, p in result.missed])
+                                 found=listed[0], missed=listed[1])
         return answer(RoundOut(lexicon=one.name, rules=rules_json(rules), board=board_json(board),
                                min_length=game.min_length, score=game.score,
-                               verdicts=[verdict_json(v) for v in verdicts], summary=summary))
+                               verdicts=[verdict_json(v, one) for v in verdicts], summary=summary))
 
     return router

@@ -186,6 +186,34 @@ class AdtLexicon(Lexicon):
             below = deeper
         raise DawgError(f"{path}: a word longer than {MAX_WORD_LENGTH} letters, or a cycle")
 
+    @cached_property
+    def _find(self):
+        """A descent in one loop, as `adtdawg_numbers` descends: the start block, then child-set positions."""
+        lay = self.layout
+        nodes, tracking = np.ascontiguousarray(self.nodes).data, np.ascontiguousarray(self.tracking).data
+        positions = np.ascontiguousarray(self.walk.inputs[2]).data
+        codes = {letter: code for code, letter in enumerate(self.charset.letters)}
+        fc_mask, cs_mask = (1 << lay.first_child_bits) - 1, (1 << lay.child_set_bits) - 1
+        fc_bits, eow_shift, width, start = lay.first_child_bits, lay.eow_shift, lay.letters, len(self.child_sets)
+
+        def find(folded: str) -> int | None:
+            first, row, base, marker, eow = 1, start * width, 0, 0, 0
+            for letter in folded:
+                code = codes.get(letter)
+                place = positions[row + code] if code is not None else 0
+                if not place:
+                    return None
+                node = first + place - 1
+                word = nodes[node]
+                marker = base + tracking[node]
+                eow = (word >> eow_shift) & 1
+                first = word & fc_mask
+                row = ((word >> fc_bits) & cs_mask) * width
+                base = marker - eow - tracking[first]
+            return marker if eow else None
+
+        return find
+
     def word_steps(self) -> WordSteps:
         # a state of the walk: (node, its tracking marker: the number it has if it ends a word)
         lay = self.layout

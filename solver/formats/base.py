@@ -385,8 +385,9 @@ class Lexicon:
             spelled = "".join(map(lower, unicodedata.normalize("NFC", word)))
         charset = self.charset
         folded = charset.fold(spelled)
-        if any(symbol in folded for symbol, _ in charset.tiles) and charset.unfold(folded) != spelled:
-            return None  # a tile's letter outside its face: a Q without its U
+        for symbol, _ in charset.tiles:
+            if symbol in folded and charset.unfold(folded) != spelled:
+                return None  # a tile's letter outside its face: a Q without its U
         return folded
 
     def _completed(self, prefix: str) -> str:
@@ -421,14 +422,27 @@ class Lexicon:
 
     def _number(self, word: object) -> int | None:
         folded = self._folded(word)
-        if not folded:
-            return None
+        return self._find(folded) if folded else None
+
+    @cached_property
+    def _find(self) -> Callable[[str], int | None]:
+        """The number of a folded word, or None: one descent; a format may give a tighter loop."""
         steps = self._lookup_steps
-        state = self._descend(steps, folded)
-        return None if state is None else steps.number(state)
+
+        def find(folded: str) -> int | None:
+            state = self._descend(steps, folded)
+            return None if state is None else steps.number(state)
+
+        return find
+
+    @cached_property
+    def _letter_bits(self) -> dict[str, tuple[int, int]]:
+        """Each letter's bit in a node's letters and the bits below it (for its rank): a descent's table."""
+        return {letter: (1 << code, (1 << code) - 1) for code, letter in enumerate(self.charset.letters)}
 
     def __contains__(self, word: object) -> bool:
-        return self._number(word) is not None
+        folded = self._folded(word)
+        return folded is not None and folded != "" and self._find(folded) is not None
 
     def __len__(self) -> int:
         return self.word_count

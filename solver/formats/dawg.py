@@ -16,7 +16,7 @@ import numpy as np
 
 from ..board_walk import Walk
 from ..errors import DawgError
-from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, SKIP_SHIFT, NodeLayout, split_edge_words
+from ..layout import EOW_SHIFT, INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, SKIP_SHIFT, NodeLayout, split_edge_words
 from ..schema import FILE_ENTRY, fields
 from ..walk_kernels import (
     DONE,
@@ -128,6 +128,29 @@ class DawgLexicon(Lexicon):
     def info(self) -> dict:
         return {**super().info(), "states": len(self.counts), "edges": len(self.edges),
                 "node_words": self.layout.words}
+
+    @cached_property
+    def _find(self):
+        """A descent in one loop, adding the edges' skips up to the word's rank."""
+        words, edges, bits = np.ascontiguousarray(self.states).data, np.ascontiguousarray(self.edges).data, \
+            self._letter_bits
+        lay = self.layout
+        stride, mask_word, shift, letters_mask = lay.words, lay.mask_word, lay.mask_shift, lay.letter_mask
+
+        def find(folded: str) -> int | None:
+            state = rank = 0
+            for letter in folded:
+                bit = bits.get(letter)
+                base = state * stride
+                letters = (words[base + mask_word] >> shift) & letters_mask
+                if bit is None or not letters & bit[0]:
+                    return None
+                edge = edges[(words[base] & INDEX_MASK) + (letters & bit[1]).bit_count()]
+                rank += edge >> SKIP_SHIFT
+                state = edge & INDEX_MASK
+            return rank if words[state * stride] >> EOW_SHIFT else None
+
+        return find
 
     def word_steps(self) -> WordSteps:
         # a state of the walk: (DAWG state, rank of the first word at or below it)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..board_walk import Walk
 from ..errors import DawgError
-from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, NodeLayout
+from ..layout import EOW_SHIFT, INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, NodeLayout
 from ..schema import FILE_ENTRY, fields
 from ..walk_kernels import (
     DONE,
@@ -104,6 +104,37 @@ class TrieLexicon(Lexicon):
 
     def info(self) -> dict:
         return {**super().info(), "nodes": self.node_count, "node_words": self.layout.words}
+
+    @cached_property
+    def _find(self):
+        """A descent in one loop: a node word read for the letters, one for the first child."""
+        words, bits = np.ascontiguousarray(self.nodes).data, self._letter_bits
+        lay = self.layout
+        stride, mask_word, shift, letters_mask = lay.words, lay.mask_word, lay.mask_shift, lay.letter_mask
+
+        def find(folded: str) -> int | None:
+            node = 0
+            for letter in folded:
+                bit = bits.get(letter)
+                base = node * stride
+                letters = (words[base + mask_word] >> shift) & letters_mask
+                if bit is None or not letters & bit[0]:
+                    return None
+                node = (words[base] & INDEX_MASK) + (letters & bit[1]).bit_count()
+            return node if words[node * stride] >> EOW_SHIFT else None
+
+        def find_narrow(folded: str) -> int | None:  # one word a node: one read a letter
+            node = 0
+            for letter in folded:
+                bit = bits.get(letter)
+                word = words[node]
+                letters = (word >> shift) & letters_mask
+                if bit is None or not letters & bit[0]:
+                    return None
+                node = (word & INDEX_MASK) + (letters & bit[1]).bit_count()
+            return node if words[node] >> EOW_SHIFT else None
+
+        return find_narrow if stride == 1 else find
 
     def word_steps(self) -> WordSteps:
         first, mask, eow = node_columns(self.nodes, self.layout)

@@ -1,0 +1,102 @@
+// The page's own words in the player's language: one catalogue a language (i18n/<name>.json, every key in
+// each; tests/test_browser.py checks), chosen from the lexicon's language unless the player switched, the
+// switch kept in the browser. Plurals follow the language's rules (Intl.PluralRules: Russian and Polish
+// have three forms). A catalogue also gives the language's dictionary (Wiktionary) as a URL template.
+"use strict";
+
+import {stored} from "./common.js";
+
+// The catalogues, each named as its speakers write it.
+export const LANGUAGES = {
+  en: "English", de: "Deutsch", fr: "Français", es: "Español", nl: "Nederlands", pl: "Polski", ru: "Русский",
+};
+const FALLBACK = "en";
+const CHOSEN = "boggle-language";  // the switch, kept
+
+const catalogues = new Map();
+let current = FALLBACK;
+const listeners = [];
+
+async function load(name) {
+  if (!catalogues.has(name)) {
+    const response = await fetch(`/static/i18n/${name}.json`);
+    if (!response.ok) throw new Error(`/static/i18n/${name}.json: ${response.status}`);
+    catalogues.set(name, await response.json());
+  }
+  return catalogues.get(name);
+}
+
+// The catalogue of a lexicon's language ("de", "de-umlauts": de; "pt-br": none), or null.
+function catalogueOf(language) {
+  const base = String(language || "").split("-")[0];
+  return Object.hasOwn(LANGUAGES, base) ? base : null;
+}
+
+// Where a page starts: the language the player chose, else the lexicon's, else English.
+export function startingLanguage(lexiconLanguage) {
+  const chosen = stored.get(CHOSEN);
+  return catalogueOf(chosen) || catalogueOf(lexiconLanguage) || FALLBACK;
+}
+
+export async function useLanguage(name, remember = false) {
+  await load(FALLBACK);
+  try {
+    await load(name);
+  } catch {
+    name = FALLBACK;  // a catalogue not served: the page in English rather than in keys
+  }
+  current = name;
+  if (remember) stored.set(CHOSEN, name);
+  document.documentElement.lang = name;
+  translate(document);
+  for (const listener of listeners) listener();
+}
+
+// Called again whenever the language changes: a view's texts built from data.
+export function onLanguage(listener) {
+  listeners.push(listener);
+}
+
+export function language() {
+  return current;
+}
+
+// The text of `key` with {name}s filled in; with `n`, the plural form the language's rules pick.
+export function t(key, params = {}) {
+  let text = lookup(catalogues.get(current), key) ?? lookup(catalogues.get(FALLBACK), key) ?? key;
+  if (typeof text === "object") {
+    const form = new Intl.PluralRules(current).select(params.n ?? 0);
+    text = text[form] ?? text.other;
+  }
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? written(params[name]) : whole));
+}
+
+// A number as the language writes it (267,544; 267 544; 267.544); any other value as it is.
+function written(value) {
+  return typeof value === "number" ? new Intl.NumberFormat(current).format(value) : String(value);
+}
+
+function lookup(catalogue, key) {
+  return catalogue ? catalogue[key] : undefined;
+}
+
+// Static texts of the page: data-i18n (the text), data-i18n-placeholder, data-i18n-label (aria-label), -title.
+function translate(root) {
+  for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  for (const node of root.querySelectorAll("[data-i18n-placeholder]")) node.placeholder = t(node.dataset.i18nPlaceholder);
+  for (const node of root.querySelectorAll("[data-i18n-label]")) node.setAttribute("aria-label", t(node.dataset.i18nLabel));
+  for (const node of root.querySelectorAll("[data-i18n-title]")) node.title = t(node.dataset.i18nTitle);
+}
+
+// A lexicon's dictionary: its language's catalogue loaded, for `dictionaryLink`.
+export async function loadDictionary(lexiconLanguage) {
+  await load(catalogueOf(lexiconLanguage) || FALLBACK);
+}
+
+// The address of a word's entry in the dictionary of the lexicon's language (its first spelling, as written:
+// Wiktionary's entries are "Straße", "ёлка"), from that catalogue's template.
+export function dictionaryUrl(shown, lexiconLanguage) {
+  const catalogue = catalogues.get(catalogueOf(lexiconLanguage) || FALLBACK) || catalogues.get(FALLBACK);
+  const word = shown.split(" / ")[0];
+  return catalogue.dictionary.replace("%s", encodeURIComponent(word));
+}
