@@ -11,6 +11,7 @@ it the command says what to install, before any lexicon is opened.
 from __future__ import annotations
 
 import functools
+import gc
 import signal
 import socket
 import sys
@@ -96,6 +97,7 @@ def serve(
                              dice_files=dice or [])
         try:
             app = create_app(served, limits, tuple(allow_origin or ()), play_limits, results)
+            gc.freeze()  # the start-up's objects live as long as the server: no collection walks them again
             sock = _listen(host, port)
             host, port = sock.getsockname()[:2]
             where = f"[{host}]" if ":" in host else host

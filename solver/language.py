@@ -51,12 +51,19 @@ MAX_TITLE = 200  # characters
 MAX_FOLDS = 1000
 MAX_FOLD_LETTERS = 8  # what one letter folds to
 _NAME = re.compile(NAME_PATTERN)
-_FIELDS = {"name", "title", "letters", "tiles", "folds", "vowels", "capitalised_nouns", "rules", "dice"}
+_DICTIONARY = re.compile(r"https?://[^\s%]+(?:%(?!s)[^\s%]*)*%s[^\s%]*(?:%(?!s)[^\s%]*)*", re.ASCII)
+_FIELDS = {"name", "title", "letters", "tiles", "folds", "vowels", "capitalised_nouns", "rules", "dice", "dictionary"}
 _DICE_FIELDS = {"file", "package"}
 
 
 def _directory() -> Path:
     return Path(__file__).with_name("languages")
+
+
+def own_language(language: Language) -> Language:
+    """The built-in language of `language`'s name where there is one (with its dice and its dictionary,
+    which no manifest records), else `language` itself."""
+    return load_language(language.name) if language.name in builtin_language_names() else language
 
 
 def builtin_language_names() -> list[str]:
@@ -81,6 +88,9 @@ class Language:
     # `roll --language` rolls; not a property of a lexicon, so no manifest records it
     dice_file: str = field(default="", compare=False)
     dice_package: str = field(default="", compare=False)
+    # where a player looks a word up (a URL template, %s the word as written, as Tanglet's language.ini
+    # `Dictionary=` gives it); not a property of a lexicon either
+    dictionary: str = field(default="", compare=False)
 
     def dice(self) -> str | None:
         """The language's own dice file, None where it names none; a DawgError naming the package
@@ -239,8 +249,12 @@ def _parse(table: dict, where: str) -> Language:
     if not isinstance(dice, dict) or set(dice) - _DICE_FIELDS or not all(isinstance(v, str) for v in dice.values()) \
             or ("package" in dice and "file" not in dice):
         raise bad("dice", f"{shown(dice)} is not a table such as {{ file = \"/usr/share/x/dice\", package = \"x\" }}")
+    dictionary = table.get("dictionary", "")
+    if not isinstance(dictionary, str) or dictionary and (len(dictionary) > 300 or not _DICTIONARY.fullmatch(dictionary)):
+        raise bad("dictionary", f"{shown(dictionary)} is not a URL template such as "
+                                f"\"https://de.wiktionary.org/wiki/%s\" (http or https, one %s for the word)")
     return Language(name, title, letters, tiles, folds, vowels, capitalised, rules, where,
-                    dice.get("file", ""), dice.get("package", ""))
+                    dice.get("file", ""), dice.get("package", ""), dictionary)
 
 
 def _letters(text: str, bad) -> str:

@@ -269,7 +269,7 @@ def placeholders(text) -> set[str]:
 
 def test_every_catalogue_has_every_key_and_its_placeholders():
     """Each language's catalogue (static/i18n/*.json) has every key of the English one, no other, each plural
-    with the forms its language's plural rules pick, the same {placeholders}, and a dictionary URL template."""
+    with the forms its language's plural rules pick and the same {placeholders}."""
     catalogues = {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in CATALOGUES.glob("*.json")}
     assert set(catalogues) == set(PLURAL_FORMS)
     english = catalogues["en"]
@@ -282,7 +282,6 @@ def test_every_catalogue_has_every_key_and_its_placeholders():
             assert placeholders(text) == placeholders(english[key]), (name, key)
             assert all(form.strip() or key == "end.share" for form in (text.values() if isinstance(text, dict)
                                                                        else [text])), (name, key)
-        assert catalogue["dictionary"] == f"https://{name}.wiktionary.org/wiki/%s"
 
 
 def test_every_text_the_page_names_is_in_the_catalogue():

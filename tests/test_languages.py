@@ -22,8 +22,9 @@ from boggle_dawg.compiler.verify import verify
 from boggle_dawg.compiler.wordlist import ListOptions
 from boggle_dawg.solver.board import Shape
 from boggle_dawg.solver.dice_sets import load_dice, parse_dice, roll
+from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats import FORMATS
-from boggle_dawg.solver.language import load_language
+from boggle_dawg.solver.language import builtin_language_names, load_language
 from boggle_dawg.solver.lexicon import open_lexicon
 
 from bruteforce import Reference
@@ -323,3 +324,17 @@ def test_roll_names_the_package_when_the_dice_are_missing(tmp_path):
     (tmp_path / "hu.toml").write_text(text, encoding="utf-8")
     proc = run_cli("boggle_dawg.dawg_solve", "roll", "--language", str(tmp_path / "hu.toml"))
     assert_clean_error(proc, "not found: install the tanglet-data package (apt-get install tanglet-data)")
+
+
+def test_every_built_in_language_names_its_dictionary_and_a_bad_template_is_one_line(tmp_path):
+    """A language file's `dictionary` (as Tanglet's language.ini `Dictionary=`) is where the game links a word:
+    every built-in one names its Wiktionary; a template without its one %s, or not a web address, is refused."""
+    for name in builtin_language_names():
+        base = name.split("-")[0]
+        assert load_language(name).dictionary == f"https://{base}.wiktionary.org/wiki/%s", name
+    text = (Path(load_language("fr").source).read_text(encoding="utf-8")
+            .replace("https://fr.wiktionary.org/wiki/%s", "javascript:alert(%s)"))
+    bad = tmp_path / "fr.toml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(DawgError, match=r"fr.toml: field dictionary: .* is not a URL template"):
+        load_language(bad)

@@ -75,7 +75,8 @@ def test_lexicons_describes_what_is_served(client, served):
     assert (first["format"], first["words"], first["charset"], first["min_length"]) == \
         (lex.format, len(WORDS), lex.charset.letters.upper(), 3)
     assert body["lexicons"][1]["charset"] == "ACDEGILMNOPRST"
-    assert first["language"] == {"name": "en", "title": "English"} and first["default_dice"] == "classic"
+    assert first["language"] == {"name": "en", "title": "English", "dictionary": "https://en.wiktionary.org/wiki/%s"}
+    assert first["default_dice"] == "classic"
     assert [d["name"] for d in first["dice"]] == builtin_dice_names()
     assert [(d["size"], d["dice"]) for d in first["dice"] if d["name"] == "big"] == [("5x5", 25)]
     assert body["lexicons"][1]["dice"] == [] and body["lexicons"][1]["default_dice"] is None  # no set fits 14 letters
@@ -264,8 +265,9 @@ def test_each_lexicon_lists_its_language_and_the_dice_that_fit(world, languages)
     served, dice = languages
     body = {lex["name"]: lex for lex in world.get("/api/lexicons").json()["lexicons"]}
     assert list(body) == ["de", "ru", "pl", "en"]
-    assert body["de"]["language"] == {"name": "de", "title": "Deutsch"}
-    assert body["ru"]["language"] == {"name": "ru", "title": "Русский"}
+    assert body["de"]["language"] == {"name": "de", "title": "Deutsch",
+                                      "dictionary": "https://de.wiktionary.org/wiki/%s"}  # the language file's
+    assert body["ru"]["language"] == {"name": "ru", "title": "Русский", "dictionary": "https://ru.wiktionary.org/wiki/%s"}
     assert body["ru"]["charset"] == "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ"
     every = [*((name, name) for name in builtin_dice_names()), *((name, str(path)) for name, path in dice.items())]
     for name, lex in body.items():

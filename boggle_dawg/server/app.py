@@ -116,7 +116,7 @@ def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origi
     finished rounds and daily results (default: a database in memory, for this application's life); `clock`
     is the rooms' and the daily board's (seconds since 1970); `store` holds the rooms' states (default: this
     process's memory). The room service is `app.state.rooms`."""
-    catalog = Catalog(served, limits)
+    catalog = Catalog(served, limits, play_limits.rooms)
     results = open_results(None) if results is None else results
     rooms = Rooms(catalog, results, play_limits, clock, store)
     app = FastAPI(title="boggle-dawg", version=__version__, docs_url=None, redoc_url=None,

@@ -20,7 +20,8 @@ from ..solver.rules import Rules, builtin_rules_names, load_rules
 from .served import Limits, Served
 
 SHOWN = 40  # characters of a client's value repeated in an error
-JUDGES_KEPT = 256  # boards whose answers are kept solved (a room's round judges many words on one board)
+JUDGES_KEPT = 256  # boards whose answers are kept solved beyond one for each room a server holds (a room's
+# round judges many words on one board: never solve it again while the room plays it)
 
 
 def shown(text: str) -> str:
@@ -62,11 +63,12 @@ class Judge:
 class Catalog:
     """The served lexicons, rule sets and dice sets, read by the names requests give."""
 
-    def __init__(self, served: dict[str, Served], limits: Limits) -> None:
+    def __init__(self, served: dict[str, Served], limits: Limits, rooms: int = 0) -> None:
         if not served:
             raise DawgError("no lexicon to serve")
         self.served = served
         self.limits = limits
+        self.judges_kept = rooms + JUDGES_KEPT  # `rooms`: the most rooms open at once
         self.default = next(iter(served))
         self.dice_names = list(dict.fromkeys(d.name for one in served.values() for d in one.dice))
         self._judges: OrderedDict[tuple, Judge] = OrderedDict()
@@ -126,6 +128,6 @@ class Catalog:
         judge = Judge(Round(board, answers, rules, one.lexicon.language), {f.word: list(f.path) for f in answers})
         with self._lock:
             self._judges[key] = judge
-            while len(self._judges) > JUDGES_KEPT:
+            while len(self._judges) > self.judges_kept:
                 self._judges.popitem(last=False)
         return judge

@@ -190,6 +190,8 @@ class RoundOut(BaseModel):
 class LanguageOut(BaseModel):
     name: str = Field(description="Short name: en, de, ru, ...")
     title: str = Field(description="As a person reads it: English, Deutsch, Русский.")
+    dictionary: str | None = Field(description="Where a word is looked up: a URL template, %s the word as written "
+                                               "(the language file's `dictionary`); null for none.")
 
 
 class DiceOut(BaseModel):

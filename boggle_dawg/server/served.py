@@ -26,6 +26,7 @@ from ..solver.charset import Charset
 from ..solver.dice_sets import DEFAULT_DICE, DICE_FOR_SIDE, DiceSet, builtin_dice_names, load_dice_sets
 from ..solver.errors import DawgError
 from ..solver.formats.common import MANIFEST_FILE
+from ..solver.language import own_language
 from ..solver.lexicon import Lexicon, read_manifest
 from ..solver.rules import Rules
 
@@ -135,7 +136,8 @@ class Served:
         default = self.default_dice(None)
         return {"name": self.name, "format": info["format"], "charset": info["charset"], "words": info["words"],
                 "max_length": info["max_length"], "min_length": self.min_length, "rules": self.lexicon.rules.name,
-                "language": {"name": language.name, "title": language.title},
+                "language": {"name": language.name, "title": language.title,
+                             "dictionary": own_language(language).dictionary or None},
                 "dice": [describe_dice(d) for d in self.dice], "default_dice": default.name if default else None}
 
 

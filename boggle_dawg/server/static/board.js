@@ -54,8 +54,8 @@ function boardInView() {
 }
 
 // A list of words, each a button that shows its path (hovered, or chosen: then kept), as written (`shown`)
-// with its points; `struck` words crossed out (cancelled), and with `dictionary` (the lexicon's language)
-// a link to each word's dictionary entry, opened only when clicked.
+// with its points; `struck` words crossed out (cancelled), and with `dictionary` (the URL template of the
+// lexicon's language, LanguageOut.dictionary) a link to each word's entry, opened only when clicked.
 export function wordList(list, words, {dictionary = null, struck = () => false} = {}) {
   if (!words.length) {
     list.replaceChildren(el("li", {className: "none"}, t("words.none")));
@@ -77,7 +77,7 @@ export function wordList(list, words, {dictionary = null, struck = () => false} 
     });
     button.addEventListener("mouseenter", () => markPath(found.path, "on-path"));
     button.addEventListener("mouseleave", () => markPath(chosenPath, "on-path"));
-    if (dictionary !== null) {
+    if (dictionary) {
       item.append(el("a", {className: "dictionary", href: dictionaryUrl(text, dictionary), target: "_blank",
                            rel: "noopener noreferrer", title: t("words.look_up", {word: text}),
                            attrs: {"aria-label": t("words.look_up", {word: text})}}, "↗"));

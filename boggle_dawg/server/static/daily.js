@@ -100,7 +100,8 @@ export async function dailyView(asked) {
     await showResults().catch(showError);
     return null;
   }
-  startRound({board: board.board, lexicon: board.lexicon, language: lexicon.language.name, rules: board.rules.name,
+  startRound({board: board.board, lexicon: board.lexicon, language: lexicon.language.name,
+              dictionary: lexicon.language.dictionary, rules: board.rules.name,
               seconds: chosenSeconds(),
               onEnd: (summary, words) => {
                 daily.words = words;

@@ -1,7 +1,7 @@
 // The page's own words in the player's language: one catalogue a language (i18n/<name>.json, every key in
 // each; tests/test_browser.py checks), chosen from the lexicon's language unless the player switched, the
 // switch kept in the browser. Plurals follow the language's rules (Intl.PluralRules: Russian and Polish
-// have three forms). A catalogue also gives the language's dictionary (Wiktionary) as a URL template.
+// have three forms).
 "use strict";
 
 import {stored} from "./common.js";
@@ -88,15 +88,8 @@ function translate(root) {
   for (const node of root.querySelectorAll("[data-i18n-title]")) node.title = t(node.dataset.i18nTitle);
 }
 
-// A lexicon's dictionary: its language's catalogue loaded, for `dictionaryLink`.
-export async function loadDictionary(lexiconLanguage) {
-  await load(catalogueOf(lexiconLanguage) || FALLBACK);
-}
-
-// The address of a word's entry in the dictionary of the lexicon's language (its first spelling, as written:
-// Wiktionary's entries are "Straße", "ёлка"), from that catalogue's template.
-export function dictionaryUrl(shown, lexiconLanguage) {
-  const catalogue = catalogues.get(catalogueOf(lexiconLanguage) || FALLBACK) || catalogues.get(FALLBACK);
-  const word = shown.split(" / ")[0];
-  return catalogue.dictionary.replace("%s", encodeURIComponent(word));
+// The address of a word's entry in a dictionary (its first spelling, as written: Wiktionary's entries are
+// "Straße", "ёлка"): `template` is the lexicon's language's (its language file's `dictionary`, %s the word).
+export function dictionaryUrl(shown, template) {
+  return template.replace("%s", encodeURIComponent(shown.split(" / ")[0]));
 }

@@ -9,13 +9,14 @@
 
 import {$, api, clock, el, showError, showInAddress} from "./common.js";
 import {drawBoard, endTrace, markPath, wordList} from "./board.js";
-import {loadDictionary, onLanguage, t} from "./i18n.js";
+import {onLanguage, t} from "./i18n.js";
 import {chosenDice, chosenLexicon, chosenRules, chosenSeconds} from "./settings.js";
 
 const round = {
   board: null,  // BoardOut
   lexicon: null,
-  language: null,  // the lexicon's language: its dictionary
+  language: null,  // the lexicon's language (the grid's lang)
+  dictionary: null,  // its dictionary's URL template
   rules: null,  // the round's rule set's name
   words: [],  // what the player entered, in order
   playing: false,
@@ -97,10 +98,10 @@ function stopRound() {
 }
 
 // A round on `board` (BoardOut) for `seconds`; `onEnd(summary, words)` once it is over.
-export function startRound({board, lexicon, language, rules, seconds, onEnd = null}) {
+export function startRound({board, lexicon, language, dictionary, rules, seconds, onEnd = null}) {
   clearInterval(round.ticker);
-  Object.assign(round, {board, lexicon, language, rules, words: [], judging: Promise.resolve(), summary: null, onEnd});
-  loadDictionary(language).catch(showError);
+  Object.assign(round, {board, lexicon, language, dictionary, rules, words: [], judging: Promise.resolve(),
+                        summary: null, onEnd});
   drawBoard(board);
   $("grid").lang = language;
   setFound([]);
@@ -154,7 +155,7 @@ function showSummary(summary) {
                                              words: t("count.words", {n: summary.word_count})});
   markPath([], "on-path");
   wordList($("your-words"), summary.found);
-  wordList($("missed-words"), summary.missed, {dictionary: round.language});
+  wordList($("missed-words"), summary.missed, {dictionary: round.dictionary});
 }
 
 // --- the play view: ?lexicon=&dice=&rules=&seed= or ?lexicon=&rules=&board=&size= ------------
@@ -217,7 +218,8 @@ async function newRound(seed, given = null) {
     return;
   }
   showOrigin();
-  startRound({board, lexicon: lexicon.name, language: lexicon.language.name, rules: chosenRules(),
+  startRound({board, lexicon: lexicon.name, language: lexicon.language.name,
+              dictionary: lexicon.language.dictionary, rules: chosenRules(),
               seconds: chosenSeconds()});
 }
 

@@ -11,7 +11,7 @@
 
 import {$, api, clock, el, showError, stored} from "./common.js";
 import {clearBoard, currentBoard, drawBoard, markPath, wordList} from "./board.js";
-import {loadDictionary, onLanguage, t} from "./i18n.js";
+import {onLanguage, t} from "./i18n.js";
 import {showScore, showVerdict, setFound, addFound} from "./play.js";
 import {chosenDice, chosenLexicon, chosenRules, chosenSeconds, lexiconNamed, rulesTitle} from "./settings.js";
 
@@ -31,7 +31,8 @@ const room = {
   socket: null,
   retries: 0,
   ticker: null,
-  language: null,  // the room lexicon's language: its dictionary
+  language: null,  // the room lexicon's language (the grid's lang)
+  dictionary: null,  // its dictionary's URL template
 };
 
 const tokenKey = (code) => `boggle-room:${code}`;
@@ -302,7 +303,7 @@ function showResults() {
   $("room-cancelled-note").hidden = !results.cancel;
   $("room-maximum").textContent = t("room.maximum", {points: t("count.points", {n: results.maximum}),
                                                      words: t("count.words", {n: results.word_count})});
-  wordList($("room-missed"), results.missed, {dictionary: room.language});
+  wordList($("room-missed"), results.missed, {dictionary: room.dictionary});
 }
 
 onLanguage(() => {
@@ -335,8 +336,9 @@ export function roomView(asked, peeked) {
     $("room-note").textContent = peeked.error.status === 404 ? t("room.gone") : "";
     return null;
   }
-  room.language = lexiconNamed(peeked.settings.lexicon)?.language.name ?? "en";
-  loadDictionary(room.language).catch(showError);
+  const language = lexiconNamed(peeked.settings.lexicon)?.language;
+  room.language = language?.name ?? "en";
+  room.dictionary = language?.dictionary ?? null;
   $("room-info").hidden = false;
   room.state = null;
   room.results = peeked.results;

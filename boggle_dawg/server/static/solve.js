@@ -5,18 +5,18 @@
 
 import {$, api, showError, showInAddress} from "./common.js";
 import {drawBoard, wordList} from "./board.js";
-import {loadDictionary, onLanguage, t} from "./i18n.js";
+import {onLanguage, t} from "./i18n.js";
 import {showScore} from "./play.js";
 import {chosenLexicon, chosenRules} from "./settings.js";
 
-let solved = null;  // the last answer, its language
+let solved = null;  // the last answer, its language's dictionary
 
 function showSolved() {
   if (!solved) return;
-  const {answer, language} = solved;
+  const {answer, dictionary} = solved;
   $("solve-summary").textContent = t("solve.summary", {words: t("count.words", {n: answer.word_count}),
                                                        points: t("count.points", {n: answer.score})});
-  wordList($("solve-words"), answer.words, {dictionary: language});
+  wordList($("solve-words"), answer.words, {dictionary});
 }
 
 onLanguage(showSolved);
@@ -26,8 +26,7 @@ async function solve(board, size) {
   const lexicon = chosenLexicon();
   try {
     const answer = await api("/api/solve", {board, size: size || null, lexicon: lexicon.name, rules: chosenRules()});
-    await loadDictionary(lexicon.language.name);
-    solved = {answer, language: lexicon.language.name};
+    solved = {answer, dictionary: lexicon.language.dictionary};
     $("board-side").hidden = false;
     drawBoard(answer.board);
     $("grid").lang = lexicon.language.name;
