@@ -38,7 +38,7 @@ from .solver.dice_sets import roll as roll_dice
 from .solver.errors import DawgError
 from .solver.formats import format_help
 from .solver.game import Outcome, Round, Summary, Verdict
-from .solver.language import DEFAULT_LANGUAGE, Language, builtin_language_names, load_language
+from .solver.language import DEFAULT_LANGUAGE, Language, builtin_language_names, own_language
 from .solver.lexicon import Lexicon
 from .solver.rules import DEFAULT_RULES, MAX_MIN_LENGTH
 
@@ -60,8 +60,7 @@ def _dice_and_shape(dice: str | None, size: str | None, charset: Charset, langua
 def _language_dice(lex) -> str | None:
     """The dice of the lexicon's language where it is a built-in one naming its own (Hungarian's from
     tanglet-data): what a round in that language rolls unless --dice says otherwise."""
-    name = lex.language.name
-    return load_language(name).dice() if name in builtin_language_names() else None
+    return own_language(lex.language).dice()
 
 
 def _list_dice() -> None:

@@ -22,6 +22,11 @@ from .rules import Rules
 FOUND_PER_CELL = 256  # room for words found per board cell before a rerun with more
 
 
+def shown_spelling(word: str, written: tuple[str, ...]) -> str:
+    """A word as a page or a listing shows it: its spellings as the list wrote them, joined, else the word."""
+    return " / ".join(written) if written else word
+
+
 @dataclass(frozen=True)
 class Found:
     """A word on a board: as spelled, its points, the cells of one path spelling it, and how the list
@@ -35,7 +40,7 @@ class Found:
     @property
     def shown(self) -> str:
         """The word as a page or a listing shows it: as the list wrote it, its spellings joined."""
-        return " / ".join(self.written) if self.written else self.word
+        return shown_spelling(self.word, self.written)
 
 
 @dataclass(frozen=True)

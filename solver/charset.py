@@ -158,12 +158,13 @@ class Charset:
     # --- words: spelled (as written) and folded (one symbol per tile) ---------------------
 
     @cached_property
-    def _longest_faces_first(self) -> tuple[tuple[str, str], ...]:
+    def tiles_longest_first(self) -> tuple[tuple[str, str], ...]:
+        """The tiles, longest face first: the order folding replaces faces in."""
         return tuple(sorted(self.tiles, key=lambda tile: -len(tile[1])))
 
     def fold(self, spelled: str) -> str:
         """A spelled word with each tile face as its symbol ("queen" -> "qeen")."""
-        for symbol, face in self._longest_faces_first:
+        for symbol, face in self.tiles_longest_first:
             if face in spelled:
                 spelled = spelled.replace(face, symbol)
         return spelled

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..solver.board import Board, Shape, parse_size
+from ..solver.board_walk import shown_spelling
 from ..solver.dice_sets import DiceSet
 from ..solver.errors import DawgError
 from ..solver.game import Round
@@ -38,7 +39,7 @@ def place(part: str | int) -> str:
 def shown_word(one: Served, word: str) -> str:
     """A word as a page shows it: as its list wrote it (German "gläsern" for the game word "glaesern";
     its spellings joined where it has several). Every word the rooms and the daily board send goes through here."""
-    return " / ".join(one.lexicon.written(word))
+    return shown_spelling(word, one.lexicon.written(word))
 
 
 def at_most(what: str, count: int, limit: int) -> None:

@@ -511,7 +511,7 @@ class Lexicon:
             text = text.lower()
         else:
             text = "".join(map(lower, unicodedata.normalize("NFC", text)))
-        tiles = self.charset._longest_faces_first
+        tiles = self.charset.tiles_longest_first
         marks = TILE_MARKS if len(tiles) <= len(TILE_MARKS) else [chr(0xF0000 + i) for i in range(len(tiles))]
         for mark, (_, face) in zip(marks, tiles):  # each face kept aside, then a tile's letter left alone is bad
             text = text.replace(face, mark)
