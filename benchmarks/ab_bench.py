@@ -3,6 +3,7 @@
 Run from the repository root:
     python benchmarks/ab_bench.py --baseline 5e3b392            # writes benchmarks/results/ab.md
     python benchmarks/ab_bench.py --baseline 5e3b392 --quick    # 2 rounds, prints the table
+    python benchmarks/ab_bench.py --baseline 5e3b392 --rounds 20 --workloads dice4x4   # writes ab-dice4x4.md
 
 The baseline commit is checked out with `git worktree` into a temporary folder, and each
 side is imported from a folder of its own (the package's folders linked under
@@ -84,7 +85,12 @@ def main() -> None:
     parser.add_argument("--baseline", required=True, help="The commit to compare against.")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--quick", action="store_true", help="2 rounds, print only.")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS),
+                        help=f"Comma-separated, of {', '.join(WORKLOADS)}: more rounds where one is in doubt.")
     args = parser.parse_args()
+    workloads = args.workloads.split(",")
+    if unknown := sorted(set(workloads) - set(WORKLOADS)):
+        parser.error(f"--workloads: no workload {', '.join(unknown)} (there are {', '.join(WORKLOADS)})")
     rounds = 2 if args.quick else args.rounds
     with tempfile.TemporaryDirectory() as scratch:
         scratch = Path(scratch)
@@ -95,10 +101,10 @@ def main() -> None:
             sides = {"baseline": farm(base_tree, scratch / "baseline"), "this": farm(REPO, scratch / "this")}
             build_lexicons(scratch / "lexicons")
             before = load_average()
-            cpu: dict = {(side, w): [] for side in sides for w in WORKLOADS}
+            cpu: dict = {(side, w): [] for side in sides for w in workloads}
             for r in range(rounds):
                 order = list(sides) if r % 2 == 0 else list(reversed(sides))
-                for workload in WORKLOADS:
+                for workload in workloads:
                     checks = set()
                     for side in order:
                         result = run_child(sides[side], workload, scratch / "lexicons")
@@ -111,20 +117,21 @@ def main() -> None:
             subprocess.run(["git", "worktree", "remove", "--force", str(base_tree)], cwd=REPO, capture_output=True)
     lines = ["| workload | baseline CPU-s (min / median) | this CPU-s (min / median) | this / baseline (median) |",
              "|---|---:|---:|---:|"]
-    for workload in WORKLOADS:
+    for workload in workloads:
         a, b = cpu["baseline", workload], cpu["this", workload]
         lines.append(f"| {workload} | {min(a):.3f} / {statistics.median(a):.3f} | {min(b):.3f} / "
                      f"{statistics.median(b):.3f} | {statistics.median(b) / statistics.median(a):.3f} |")
     table = "\n".join(lines)
+    chosen = "" if workloads == list(WORKLOADS) else f" --workloads {args.workloads}"
     text = (f"# A/B: this checkout against {args.baseline}\n\n"
-            f"`python benchmarks/ab_bench.py --baseline {args.baseline} --rounds {rounds}` at {commit()}, "
+            f"`python benchmarks/ab_bench.py --baseline {args.baseline} --rounds {rounds}{chosen}` at {commit()}, "
             f"{machine()}; load {format_load(before)} before, "
             f"{format_load(after)} after. {rounds} rounds, sides alternating first; CPU time of the timed part "
             f"of a fresh process each (kernels loaded, one warm-up first); both sides' answers equal in every "
             f"round.\n\n{table}\n")
     print(text)
     if not args.quick:
-        write_results("ab.md", text)
+        write_results("ab.md" if not chosen else f"ab-{'-'.join(workloads)}.md", text)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import pytest
 from boggle_dawg.solver.board import Shape
 from boggle_dawg.solver.errors import ParameterError
 from boggle_dawg.solver.formats import FORMATS
+from boggle_dawg.solver.formats.base import Lexicon
 from boggle_dawg.solver.lexicon import open_lexicon
 
 from support import run_cli
@@ -84,6 +85,22 @@ def test_word_numbers_round_trip(lexicons):
             with pytest.raises(KeyError):
                 lex.key_id(absent)
     assert set(numbered) == {"dawg", "adtdawg"}
+
+
+def test_each_formats_tight_descents_agree_with_its_word_steps(built, make_lexicon):
+    """The formats' one-loop lookups give what the generic descent through their word steps gives."""
+    generic = Lexicon._descents.func  # what a format without loops of its own would use
+    for build in (make_lexicon(WORDS), built("twl06", "14")):
+        for fmt in FORMATS:
+            lex = open_lexicon(build, fmt)
+            tight, steps = lex._descents, generic(lex)
+            for word in [*WORDS, *ABSENT[1:], "decorate", "recordings", "teaspoons", "queenliness", "qinto"]:
+                folded = lex._folded(word)
+                if not folded:
+                    continue
+                assert tight.number(folded) == steps.number(folded), (fmt, word)
+                assert (tight.has(folded) is None) == (steps.number(folded) is None), (fmt, word)
+                assert tight.word_ends(folded) == steps.word_ends(folded), (fmt, word)
 
 
 def test_queries_agree_across_formats_on_a_real_list(built):

@@ -36,7 +36,7 @@ from ..walk_kernels import (
     neighbours_with,
     record,
 )
-from .base import Field, Format, Lexicon, ManifestEntry, Snapshot, WordSteps, check, index_count, spans, verify_sha256
+from .base import Descents, Field, Format, Lexicon, ManifestEntry, Snapshot, WordSteps, check, index_count, spans, verify_sha256
 from .common import HEADER
 
 ADT_FILES = tuple(f"adtdawg-{part}.dat" for part in (1, 2, 3, 4))
@@ -187,16 +187,17 @@ class AdtLexicon(Lexicon):
         raise DawgError(f"{path}: a word longer than {MAX_WORD_LENGTH} letters, or a cycle")
 
     @cached_property
-    def _find(self):
-        """A descent in one loop, as `adtdawg_numbers` descends: the start block, then child-set positions."""
+    def _descents(self) -> Descents:
+        """Descents in one loop, as `adtdawg_numbers` descends: the start block, then child-set
+        positions; `number` follows the tracking markers, the others need none."""
         lay = self.layout
         nodes, tracking = np.ascontiguousarray(self.nodes).data, np.ascontiguousarray(self.tracking).data
         positions = np.ascontiguousarray(self.walk.inputs[2]).data
-        codes = {letter: code for code, letter in enumerate(self.charset.letters)}
+        codes = self._codes
         fc_mask, cs_mask = (1 << lay.first_child_bits) - 1, (1 << lay.child_set_bits) - 1
         fc_bits, eow_shift, width, start = lay.first_child_bits, lay.eow_shift, lay.letters, len(self.child_sets)
 
-        def find(folded: str) -> int | None:
+        def number(folded: str) -> int | None:
             first, row, base, marker, eow = 1, start * width, 0, 0, 0
             for letter in folded:
                 code = codes.get(letter)
@@ -212,7 +213,34 @@ class AdtLexicon(Lexicon):
                 base = marker - eow - tracking[first]
             return marker if eow else None
 
-        return find
+        def has(folded: str) -> int | None:  # the end node: no markers
+            first, row, node = 1, start * width, 0
+            for letter in folded:
+                code = codes.get(letter)
+                place = positions[row + code] if code is not None else 0
+                if not place:
+                    return None
+                node = first + place - 1
+                word = nodes[node]
+                first = word & fc_mask
+                row = ((word >> fc_bits) & cs_mask) * width
+            return node if (nodes[node] >> eow_shift) & 1 else None
+
+        def word_ends(folded: str) -> list[int]:
+            ends, first, row = [], 1, start * width
+            for end, letter in enumerate(folded, 1):
+                code = codes.get(letter)
+                place = positions[row + code] if code is not None else 0
+                if not place:
+                    break
+                word = nodes[first + place - 1]
+                if (word >> eow_shift) & 1:
+                    ends.append(end)
+                first = word & fc_mask
+                row = ((word >> fc_bits) & cs_mask) * width
+            return ends
+
+        return Descents(number, has, word_ends)
 
     def word_steps(self) -> WordSteps:
         # a state of the walk: (node, its tracking marker: the number it has if it ends a word)

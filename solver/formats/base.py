@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -374,7 +374,7 @@ class Lexicon:
         """A word as users write it ("Queen", German "Straße") in this lexicon's symbols ("qeen",
         "strasse": the language's folds, as the build applied them), or None when no word can be
         spelled so (a Q without its U). It may hold letters outside the charset, which no descent
-        (`_descend`) follows."""
+        (`_descents`) follows."""
         if not isinstance(word, str):
             return None
         if self.language_section is not None:
@@ -407,33 +407,38 @@ class Lexicon:
     def _codes(self) -> dict[str, int]:
         return {letter: code for code, letter in enumerate(self.charset.letters)}
 
-    def _descend(self, steps: WordSteps, folded: str) -> object | None:
-        """The state the letters `folded` lead to from the root, one child step a letter, or None."""
-        state = steps.root
-        code, child = self._codes.get, steps.child
-        for letter in folded:
-            number = code(letter)
-            if number is None:  # a letter outside the charset
-                return None
-            state = child(state, number)
-            if state is None:
-                return None
-        return state
-
     def _number(self, word: object) -> int | None:
         folded = self._folded(word)
-        return self._find(folded) if folded else None
+        return self._descents.number(folded) if folded else None
 
     @cached_property
-    def _find(self) -> Callable[[str], int | None]:
-        """The number of a folded word, or None: one descent; a format may give a tighter loop."""
+    def _descents(self) -> Descents:
+        """The lookups of a folded word, one child step a letter through the word steps; each format
+        gives tighter loops over its own words."""
         steps = self._lookup_steps
+        code, child, number_of = self._codes.get, steps.child, steps.number
 
-        def find(folded: str) -> int | None:
-            state = self._descend(steps, folded)
-            return None if state is None else steps.number(state)
+        def number(folded: str) -> int | None:
+            state = steps.root
+            for letter in folded:
+                letter_code = code(letter)
+                state = None if letter_code is None else child(state, letter_code)
+                if state is None:
+                    return None
+            return number_of(state)
 
-        return find
+        def word_ends(folded: str) -> list[int]:
+            ends, state = [], steps.root
+            for end, letter in enumerate(folded, 1):
+                letter_code = code(letter)
+                state = None if letter_code is None else child(state, letter_code)
+                if state is None:
+                    break
+                if number_of(state) is not None:
+                    ends.append(end)
+            return ends
+
+        return Descents(number, number, word_ends)
 
     @cached_property
     def _letter_bits(self) -> dict[str, tuple[int, int]]:
@@ -442,7 +447,7 @@ class Lexicon:
 
     def __contains__(self, word: object) -> bool:
         folded = self._folded(word)
-        return folded is not None and folded != "" and self._find(folded) is not None
+        return bool(folded) and self._descents.has(folded) is not None
 
     def __len__(self) -> int:
         return self.word_count
@@ -460,16 +465,11 @@ class Lexicon:
         folded = self._folded(word)
         if not folded:
             return []
-        steps, code = self._lookup_steps, self._codes.get
-        found, state = [], steps.root
-        for end, letter in enumerate(folded, 1):
-            number = code(letter)
-            state = None if number is None else steps.child(state, number)
-            if state is None:
-                break
-            if steps.number(state) is not None:
-                found.append(self.charset.unfold(folded[:end]))
-        return found
+        ends = self._descents.word_ends(folded)
+        spelled = self.charset.unfold(folded)
+        if len(spelled) == len(folded):  # no tile's letter to spell out: each prefix is a slice
+            return [spelled[:end] for end in ends]
+        return [self.charset.unfold(folded[:end]) for end in ends]
 
     def written(self, word: str) -> tuple[str, ...]:
         """How the list wrote a word ("gläsern", "Straße" where the game plays "glaesern", "strasse"): its
@@ -577,6 +577,16 @@ class Lexicon:
     def info(self) -> dict:
         return {"format": self.format, "path": str(self.path), "charset": "".join(map(upper, self.charset.letters)),
                 "words": self.word_count, "max_length": self.max_length}
+
+
+class Descents(NamedTuple):
+    """A format's lookups of a folded word, each a loop over its letters: `number` gives the word's
+    number or None; `has` something or None, skipping what numbering costs where it costs (the dawg's
+    ranks, the ADTDAWG's markers); `word_ends` the lengths of its prefixes that are words, shortest first."""
+
+    number: Callable[[str], int | None]
+    has: Callable[[str], object | None]
+    word_ends: Callable[[str], list[int]]
 
 
 @dataclass(frozen=True)

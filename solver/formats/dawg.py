@@ -34,6 +34,7 @@ from ..walk_kernels import (
     record,
 )
 from .base import (
+    Descents,
     Field,
     Format,
     Lexicon,
@@ -130,27 +131,51 @@ class DawgLexicon(Lexicon):
                 "node_words": self.layout.words}
 
     @cached_property
-    def _find(self):
-        """A descent in one loop, adding the edges' skips up to the word's rank."""
+    def _descents(self) -> Descents:
+        """Descents in one loop, `number` adding the edges' skips up to the word's rank."""
         words, edges, bits = np.ascontiguousarray(self.states).data, np.ascontiguousarray(self.edges).data, \
             self._letter_bits
         lay = self.layout
         stride, mask_word, shift, letters_mask = lay.words, lay.mask_word, lay.mask_shift, lay.letter_mask
 
-        def find(folded: str) -> int | None:
-            state = rank = 0
+        def number(folded: str) -> int | None:
+            base, head, rank = 0, words[0], 0
             for letter in folded:
                 bit = bits.get(letter)
-                base = state * stride
-                letters = (words[base + mask_word] >> shift) & letters_mask
+                letters = ((words[base + mask_word] if mask_word else head) >> shift) & letters_mask
                 if bit is None or not letters & bit[0]:
                     return None
-                edge = edges[(words[base] & INDEX_MASK) + (letters & bit[1]).bit_count()]
+                edge = edges[(head & INDEX_MASK) + (letters & bit[1]).bit_count()]
                 rank += edge >> SKIP_SHIFT
-                state = edge & INDEX_MASK
-            return rank if words[state * stride] >> EOW_SHIFT else None
+                base = (edge & INDEX_MASK) * stride
+                head = words[base]
+            return rank if head >> EOW_SHIFT else None
 
-        return find
+        def has(folded: str) -> int | None:  # the end state's first word: no ranks
+            base, head = 0, words[0]
+            for letter in folded:
+                bit = bits.get(letter)
+                letters = ((words[base + mask_word] if mask_word else head) >> shift) & letters_mask
+                if bit is None or not letters & bit[0]:
+                    return None
+                base = (edges[(head & INDEX_MASK) + (letters & bit[1]).bit_count()] & INDEX_MASK) * stride
+                head = words[base]
+            return head if head >> EOW_SHIFT else None
+
+        def word_ends(folded: str) -> list[int]:
+            ends, base, head = [], 0, words[0]
+            for end, letter in enumerate(folded, 1):
+                bit = bits.get(letter)
+                letters = ((words[base + mask_word] if mask_word else head) >> shift) & letters_mask
+                if bit is None or not letters & bit[0]:
+                    break
+                base = (edges[(head & INDEX_MASK) + (letters & bit[1]).bit_count()] & INDEX_MASK) * stride
+                head = words[base]
+                if head >> EOW_SHIFT:
+                    ends.append(end)
+            return ends
+
+        return Descents(number, has, word_ends)
 
     def word_steps(self) -> WordSteps:
         # a state of the walk: (DAWG state, rank of the first word at or below it)

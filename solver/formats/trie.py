@@ -33,6 +33,7 @@ from ..walk_kernels import (
     record,
 )
 from .base import (
+    Descents,
     Format,
     Lexicon,
     ManifestEntry,
@@ -106,35 +107,39 @@ class TrieLexicon(Lexicon):
         return {**super().info(), "nodes": self.node_count, "node_words": self.layout.words}
 
     @cached_property
-    def _find(self):
-        """A descent in one loop: a node word read for the letters, one for the first child."""
+    def _descents(self) -> Descents:
+        """Descents in one loop: each node's first word read once (its first child, its end of word,
+        and its letters where a node has one word); a word's number is its end node, so `has` is `number`."""
         words, bits = np.ascontiguousarray(self.nodes).data, self._letter_bits
         lay = self.layout
         stride, mask_word, shift, letters_mask = lay.words, lay.mask_word, lay.mask_shift, lay.letter_mask
 
-        def find(folded: str) -> int | None:
-            node = 0
+        def number(folded: str) -> int | None:  # `folded` is not empty
+            base, head = 0, words[0]
             for letter in folded:
                 bit = bits.get(letter)
+                letters = ((words[base + mask_word] if mask_word else head) >> shift) & letters_mask
+                if bit is None or not letters & bit[0]:
+                    return None
+                node = (head & INDEX_MASK) + (letters & bit[1]).bit_count()
                 base = node * stride
-                letters = (words[base + mask_word] >> shift) & letters_mask
-                if bit is None or not letters & bit[0]:
-                    return None
-                node = (words[base] & INDEX_MASK) + (letters & bit[1]).bit_count()
-            return node if words[node * stride] >> EOW_SHIFT else None
+                head = words[base]
+            return node if head >> EOW_SHIFT else None
 
-        def find_narrow(folded: str) -> int | None:  # one word a node: one read a letter
-            node = 0
-            for letter in folded:
+        def word_ends(folded: str) -> list[int]:
+            ends, base, head = [], 0, words[0]
+            for end, letter in enumerate(folded, 1):
                 bit = bits.get(letter)
-                word = words[node]
-                letters = (word >> shift) & letters_mask
+                letters = ((words[base + mask_word] if mask_word else head) >> shift) & letters_mask
                 if bit is None or not letters & bit[0]:
-                    return None
-                node = (word & INDEX_MASK) + (letters & bit[1]).bit_count()
-            return node if words[node] >> EOW_SHIFT else None
+                    break
+                base = ((head & INDEX_MASK) + (letters & bit[1]).bit_count()) * stride
+                head = words[base]
+                if head >> EOW_SHIFT:
+                    ends.append(end)
+            return ends
 
-        return find_narrow if stride == 1 else find
+        return Descents(number, number, word_ends)
 
     def word_steps(self) -> WordSteps:
         first, mask, eow = node_columns(self.nodes, self.layout)
