@@ -1,12 +1,14 @@
 """Rooms, the daily board and the results database through Starlette's test client (HTTP and WebSocket): three
 players play one room to the end (a word found by two cancelled, or not with the rule off), a word after the end
 is refused by the server's clock (injected: no sleeping), a player who reconnects gets their words back, every
-kind of bad message closes only its own connection, every limit is refused in one line, and the finished rounds
-and daily results outlive the application that wrote them."""
+kind of bad message closes only its own connection, every limit is refused in one line (a room's refusal with its
+code and params too, each code said by every catalogue of the page), and the finished rounds and daily results
+outlive the application that wrote them."""
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -14,6 +16,7 @@ import threading
 import time
 import urllib.request
 from contextlib import contextmanager
+from string import Formatter
 
 import pytest
 from fastapi.testclient import TestClient
@@ -22,7 +25,7 @@ from test_server import start_server
 
 from boggle_dawg.server.app import create_app
 from boggle_dawg.server.catalog import Catalog
-from boggle_dawg.server.models import DailyOut, DailyResultsOut, JoinedOut, KeptRoundOut, ResultsOut, RoomOut
+from boggle_dawg.server.models import ERRORS, DailyOut, DailyResultsOut, ErrorOut, JoinedOut, KeptRoundOut, ResultsOut, RoomOut
 from boggle_dawg.server.results import DATABASE_FILE, SCHEMA_VERSION, open_results
 from boggle_dawg.server.rooms import CODE_ALPHABET, CODE_LENGTH, Alarms
 from boggle_dawg.server.served import Limits, PlayLimits, close_served, open_served
@@ -108,7 +111,8 @@ def client(served, clock):
 def error(response, status: int, *fragments: str) -> str:
     assert response.status_code == status, (response.status_code, response.text)
     body = response.json()
-    assert set(body) == {"error"} and "\n" not in body["error"], body
+    assert set(body) <= {"error", "code", "params"} and "\n" not in body["error"], body
+    ErrorOut.model_validate(body)
     for fragment in fragments:
         assert fragment in body["error"], (fragment, body["error"])
     return body["error"]
@@ -373,6 +377,109 @@ def test_limits_on_rooms_players_and_names(served, clock):
     clock.now += 5 * 60  # both rooms idle: dropped, and a new one may open
     error(client.get(f"/api/rooms/{code}"), 404, "no such room", "5 minutes")
     make_room(client)
+
+
+def test_every_refusal_says_its_code_and_params_beside_its_line(served, clock):
+    """Each refusal of models.ERRORS, over HTTP and over the WebSocket (an act refused; a hello refused, and a room
+    closed as idle, just before the close), carries its code and params beside its English line, unchanged: a
+    page says it in its player's language."""
+    client = app_for(served, clock, rooms=2, players=3, name_chars=8, idle_minutes=5, connections=1, daily_results=1)
+    seen = set()
+
+    def said(body: dict, line: str, code: str, **params) -> None:
+        assert (body["error"], body["code"], body["params"]) == (line, code, params), body
+        seen.add(code)
+
+    def http(response, status: int, line: str, code: str, **params) -> None:
+        assert response.status_code == status, response.text
+        said(ErrorOut.model_validate(response.json()).model_dump(), line, code, **params)
+
+    def refused(socket, about: str | None, line: str, code: str, **params) -> None:
+        message = until(socket, "error")
+        assert message["about"] == about and set(message) == {"kind", "about", "error", "code", "params"}, message
+        said(message, line, code, **params)
+
+    ann = make_room(client)
+    code = ann["code"]
+    make_room(client, name="Ben")
+    http(client.post("/api/rooms", json={"name": "Cy", "board": DENSE}), 503,
+         "rooms: 2 open, this server's limit; try again later", "server_full", rooms=2)
+    http(client.post("/api/rooms", json={"name": "Cy", "board": DENSE, "dice": "classic"}), 400,
+         "board and dice: give one (a board is played every round; dice roll a new one)", "board_and_dice")
+    http(client.post("/api/rooms", json={"name": "Cy", "board": DENSE, "auto_start": 4}), 400,
+         "auto_start: 4 players, more than this server's limit of 3 a room", "auto_start_over", players=4, most=3)
+    players = f"/api/rooms/{code}/players"
+    http(client.post(players, json={"name": " "}), 400, "name: empty; a player needs a name", "name_empty")
+    http(client.post(players, json={"name": "Ninechars"}), 400,
+         "name: 9 characters, more than this server's limit of 8", "name_too_long", length=9, most=8)
+    http(client.post(players, json={"name": "a\tb"}), 400,
+         "name 'a\\tb': only printable characters (no control characters, tabs or line breaks)",
+         "name_not_printable", name="a\tb")
+    http(client.post(players, json={"name": " ANN "}), 409, f"name 'ANN': taken in room {code}; choose another",
+         "name_taken", name="ANN", room=code)
+    bob = join(client, code, "Bob")
+    join(client, code, "Cy")
+    http(client.post(players, json={"name": "Dee"}), 409, f"room {code}: full (3 players, this server's limit)",
+         "room_full", room=code, players=3)
+    http(client.get("/api/rooms/nosuch22"), 404,
+         "room 'NOSUCH22': no such room (a room closes after 5 minutes without activity)", "no_such_room",
+         room="NOSUCH22", minutes=5)
+    http(client.get(f"/api/rooms/{code}/rounds/9"), 404, f"room '{code}' round 9: no such finished round",
+         "no_such_round", room=code, round=9)
+    client.post("/api/daily", json={"name": "Ann", "words": []})
+    http(client.post("/api/daily", json={"name": "Bob", "words": []}), 409,
+         "daily board 2025-06-15: 1 results kept already, this server's limit", "daily_full", day="2025-06-15",
+         results=1)
+
+    with connected(client, ann) as a, connected(client, bob) as b:
+        a.send_json({"kind": "word", "word": "seat"})
+        refused(a, "word", "word: the round has not started", "round_not_started")
+        b.send_json({"kind": "start"})
+        refused(b, "start", "start: only the room's creator starts a round", "creator_starts")
+        start(a)
+        a.send_json({"kind": "start"})
+        refused(a, "start", "start: the round is running already", "round_running")
+        a.send_json({"kind": "rematch"})
+        refused(a, "rematch", "rematch: the round is not over yet", "round_not_over")
+        b.send_json({"kind": "rematch"})
+        refused(b, "rematch", "rematch: only the room's creator starts a rematch", "creator_rematches")
+        clock.now += 60
+        say(a, "seat")  # too late: a verdict (too_late), not an error; the round ends
+        a.send_json({"kind": "start"})
+        refused(a, "start", "start: the round is over; ask for a rematch", "round_over")
+        for path, token, close, line, why, params in [
+                (code, ann["player"]["token"], 1008,
+                 "player 1: 1 connections open already, this server's limit a player", "too_many_connections",
+                 {"player": 1, "connections": 1}),
+                (code, "nobody's", 4003, f"token: not a player's of room {code} (join it for one)", "not_a_player",
+                 {"room": code}),
+                ("NOSUCH22", "nobody's", 4004,
+                 "room 'NOSUCH22': no such room (a room closes after 5 minutes without activity)", "no_such_room",
+                 {"room": "NOSUCH22", "minutes": 5})]:
+            with client.websocket_connect(f"/api/rooms/{path}/socket") as socket:
+                socket.send_json({"kind": "hello", "token": token})
+                refused(socket, "hello", line, why, **params)
+                assert closed(socket) == (close, line)
+        clock.now += 5 * 60
+        client.app.state.rooms.sweep()
+        line = f"room {code} closed after 5 minutes without activity"
+        refused(a, None, line, "room_expired", room=code, minutes=5)
+        assert closed(a) == (4001, line)
+    assert seen == set(ERRORS)
+
+
+def test_every_code_has_its_text_in_every_catalogue():
+    """Every code a refusal can carry (models.ERRORS) has its text, `error.<code>`, in each catalogue of the page,
+    naming only params the code has; no catalogue keeps the text of a code there is not."""
+    params = {code: {field for _, field, _, _ in Formatter().parse(line) if field} for code, line in ERRORS.items()}
+    catalogues = sorted((REPO / "boggle_dawg" / "server" / "static" / "i18n").glob("*.json"))
+    assert len(catalogues) == 7
+    for path in catalogues:
+        texts = {key.removeprefix("error."): text for key, text in json.loads(path.read_text(encoding="utf-8")).items()
+                 if key.startswith("error.")}
+        assert set(texts) == set(ERRORS), (path.name, set(texts) ^ set(ERRORS))
+        for code, text in texts.items():
+            assert set(re.findall(r"\{(\w+)\}", text)) <= params[code], (path.name, code, text)
 
 
 def test_an_idle_room_is_dropped_its_rounds_kept_and_its_connections_closed(served, clock):

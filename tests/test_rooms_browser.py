@@ -2,7 +2,8 @@
 driven by Playwright) against a real server: three players in three browser contexts play one room to the end
 (a word found by two struck through), a player reloading mid-round rejoins with their words, a word sent after
 the server's end is refused on the page, a link opened in a new context shows the same board, the daily board
-is played, submitted and listed best first, and the German page speaks German and shows "gläsern" as written.
+is played, submitted and listed best first, the German page speaks German and shows "gläsern" as written, and
+says the server's refusals in German.
 
 The server runs in this process (uvicorn on a thread, as `dawg-solve serve` runs it) so that its clock can be
 moved: rounds end when the test says, not after real minutes. Skips when Chromium or Playwright is absent,
@@ -395,3 +396,41 @@ def test_the_german_page_speaks_german_and_shows_words_as_written(live, contexts
     assert page.text_content("#nav-room") == "Play with others"
     link = page.locator("#solve-words li", has_text="gläsern").locator("a.dictionary")
     assert link.get_attribute("href") == "https://de.wiktionary.org/wiki/gl%C3%A4sern"  # the lexicon's language
+
+
+def test_the_servers_refusals_are_said_in_the_pages_language(live, contexts):
+    """A refusal's code is said in the page's language: a name taken and a room full on joining (HTTP), a token
+    that is no player's (the WebSocket's error before its close), here in German, the room's language; where the
+    catalogue lacks the code, the server's English line is shown."""
+    code = httpx2.post(f"{live.url}/api/rooms", json={"name": "Ann", "lexicon": "de", "board": GLAESERN},
+                       timeout=10).json()["code"]
+    page = contexts()
+    page.goto(f"{live.url}/?room={code}")
+    page.fill("#joining-name", "ann")
+    page.click("#room-join button")
+    expect(page.locator("#error")).to_have_text(f"Der Name „ann“ ist in Raum {code} schon vergeben; "
+                                                "wähle einen anderen.")
+    for number in range(2, PlayLimits().players + 1):
+        httpx2.post(f"{live.url}/api/rooms/{code}/players", json={"name": f"P{number}"}, timeout=10)
+    page.fill("#joining-name", "Zoe")
+    page.click("#room-join button")
+    expect(page.locator("#error")).to_have_text(f"Raum {code} ist voll: höchstens {PlayLimits().players} Spieler.")
+
+    stranger = contexts()  # a token kept for the room that is no player's
+    stranger.add_init_script(f"localStorage.setItem('boggle-room:{code}', JSON.stringify({{token: 'nobody'}}))")
+    stranger.goto(f"{live.url}/?room={code}")
+    expect(stranger.locator("#room-note")).to_have_text("Der Platz dieses Browsers im Raum gilt nicht mehr; "
+                                                         "tritt mit einem Namen erneut bei.")
+    expect(stranger.locator("#error")).to_have_text(f"Dieser Browser spielt nicht mehr in Raum {code} mit; tritt mit "
+                                                    "einem Namen erneut bei.")
+
+    older = contexts()  # a German catalogue without the code (a page older than its server): the English line
+    german = httpx2.get(f"{live.url}/static/i18n/de.json", timeout=10).json()
+    del german["error.room_full"]
+    older.route("**/static/i18n/de.json", lambda route: route.fulfill(json=german))
+    older.goto(f"{live.url}/?room={code}")
+    expect(older.locator("#room-join button")).to_have_text("Beitreten")
+    older.fill("#joining-name", "Zoe")
+    older.click("#room-join button")
+    expect(older.locator("#error")).to_have_text(f"room {code}: full ({PlayLimits().players} players, this server's "
+                                                 "limit)")

@@ -4,7 +4,8 @@ game at `/`.
 `create_app(served, limits, allow_origins, ...)` assembles it (FastAPI, which also writes the OpenAPI schema at
 /openapi.json from the models of models.py) from routers by concern: the lexicon API (routes_lexicons.py), the
 single player's judge (routes_round.py), rooms over HTTP (routes_rooms.py) and their WebSocket
-(routes_room_socket.py), and the daily board (routes_daily.py). Errors are JSON, `{"error": "..."}`: 400 for bad
+(routes_room_socket.py), and the daily board (routes_daily.py). Errors are JSON, `{"error": "..."}` (a room's
+refusal with its `code` and `params` too, for the page to say in its player's language): 400 for bad
 values (a bad board, an unknown lexicon or dice set, a limit passed, a lone surrogate in a text), 403 for a token
 or act that is not the player's, 404 for a room that is not open, 409 for an act out of its time, 413 for a body
 over the limit, 422 for a request of the wrong shape (a missing field, a wrong type), 503 for a request the server
@@ -35,7 +36,7 @@ from .catalog import Catalog, place
 from .daily import Daily
 from .models import NOT_UNICODE, ErrorOut, error_response
 from .results import Results, open_results
-from .rooms import Rooms, RoomStore
+from .rooms import Rooms, RoomStore, said
 from .routes_daily import daily_routes
 from .routes_lexicons import lexicon_routes
 from .routes_room_socket import room_socket_routes
@@ -135,7 +136,7 @@ def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origi
 
     @app.exception_handler(DawgError)
     async def bad_value(_request: Request, err: DawgError) -> JSONResponse:
-        return error_response(getattr(err, "status", 400), str(err))
+        return JSONResponse(said(err), getattr(err, "status", 400))
 
     @app.exception_handler(RequestValidationError)
     async def bad_shape(_request: Request, err: RequestValidationError) -> JSONResponse:

@@ -27,7 +27,12 @@ JUDGES_KEPT = 256  # boards whose answers are kept solved beyond one for each ro
 
 def shown(text: str) -> str:
     """A client's value in an error: quoted, and cut short."""
-    return repr(text if len(text) <= SHOWN else text[:SHOWN - 3] + "...")
+    return repr(cut(text))
+
+
+def cut(text: str) -> str:
+    """A client's value cut short, as an error repeats it."""
+    return text if len(text) <= SHOWN else text[:SHOWN - 3] + "..."
 
 
 def place(part: str | int) -> str:

@@ -61,8 +61,7 @@ class Daily:
         count = self.results.add_daily_result(board["id"], name, game.score, list(game.found.items()), self.clock(),
                                               self.limits.daily_results)
         if count is None:
-            raise NotNow(f"daily board {board['day']}: {self.limits.daily_results} results kept already, this "
-                         f"server's limit")
+            raise NotNow("daily_full", day=board["day"], results=self.limits.daily_results)
         return board, verdicts, count
 
     def standings(self, lexicon: str | None, rules: str | None, day: str | None, most: int) -> tuple[dict, list[dict]]:

@@ -1,5 +1,6 @@
 """The API's request and response models (FastAPI writes the OpenAPI schema at /openapi.json from them),
-and the helpers that write answers: a model serialised once, an error as `{"error": "one line"}`.
+and the helpers that write answers: a model serialised once, an error as `{"error": "one line"}` (with a code
+and its params where a page says it in its player's language: ERRORS).
 
 The rooms' and the daily board's answers are the plain data the room service keeps and pushes over
 WebSockets; their models here describe them for the schema (the tests check answers against them).
@@ -7,7 +8,7 @@ WebSockets; their models here describe them for the schema (the tests check answ
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi.responses import JSONResponse, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -224,8 +225,40 @@ class LexiconsOut(BaseModel):
     play_limits: dict[str, int] = Field(description="What rooms, their players and the daily board may hold.")
 
 
+# Each refusal a player can meet in a room or on the daily board, by its code: its English line, the `error` of
+# its answer, filled in from the code's `params` (`!r`: a client's value, quoted). A page says a code in its
+# player's language from its own catalogue (static/i18n: `error.<code>`), the params filled in the same way.
+ERRORS = {
+    "no_such_room": "room {room!r}: no such room (a room closes after {minutes} minutes without activity)",
+    "no_such_round": "room {room!r} round {round}: no such finished round",
+    "room_expired": "room {room} closed after {minutes} minutes without activity",
+    "room_full": "room {room}: full ({players} players, this server's limit)",
+    "server_full": "rooms: {rooms} open, this server's limit; try again later",
+    "name_empty": "name: empty; a player needs a name",
+    "name_too_long": "name: {length} characters, more than this server's limit of {most}",
+    "name_not_printable": "name {name!r}: only printable characters (no control characters, tabs or line breaks)",
+    "name_taken": "name {name!r}: taken in room {room}; choose another",
+    "not_a_player": "token: not a player's of room {room} (join it for one)",
+    "too_many_connections": "player {player}: {connections} connections open already, this server's limit a player",
+    "creator_starts": "start: only the room's creator starts a round",
+    "creator_rematches": "rematch: only the room's creator starts a rematch",
+    "round_not_started": "word: the round has not started",
+    "round_running": "start: the round is running already",
+    "round_over": "start: the round is over; ask for a rematch",
+    "round_not_over": "rematch: the round is not over yet",
+    "board_and_dice": "board and dice: give one (a board is played every round; dice roll a new one)",
+    "auto_start_over": "auto_start: {players} players, more than this server's limit of {most} a room",
+    "daily_full": "daily board {day}: {results} results kept already, this server's limit",
+}
+
+
 class ErrorOut(BaseModel):
-    error: str
+    error: str = Field(description="What is wrong, in one line of English.")
+    code: Literal[tuple(ERRORS)] | None = Field(None, description="A refusal of a room's or the daily board's: "
+                                                                  "what it is, for a page to say in its player's "
+                                                                  "language (absent for other errors).")
+    params: dict[str, str | int] | None = Field(None, description="With `code`: the values its line names "
+                                                                  "(a room's code, a name, a limit).")
 
 
 # --- the application ------------------------------------------------------------------------

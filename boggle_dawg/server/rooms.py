@@ -32,9 +32,9 @@ from ..solver.board import parse_size
 from ..solver.dice_sets import random_seed, roll
 from ..solver.errors import DawgError
 from ..solver.game import Outcome
-from .catalog import Catalog, Judge, shown, shown_word
+from .catalog import Catalog, Judge, cut, shown_word
 from .live import Close, Hub, Link, message_text
-from .models import board_json
+from .models import ERRORS, board_json
 from .results import Results
 from .served import PlayLimits
 
@@ -52,9 +52,23 @@ T = TypeVar("T")
 
 
 class RoomError(DawgError):
-    """A request about a room that cannot be done: a bad value (400)."""
+    """A request about a room that cannot be done: a bad value (400). Its `code` (models.ERRORS) and `params` say
+    it to a page, which says it in its player's language; its message is the code's English line."""
 
     status = 400
+
+    def __init__(self, code: str, **params: str | int) -> None:
+        self.code = code
+        self.params = {name: cut(value) if isinstance(value, str) else value for name, value in params.items()}
+        super().__init__(ERRORS[code].format(**self.params))
+
+
+def said(err: DawgError) -> dict:
+    """An error as the API sends it (an HTTP answer, a WebSocket's `error`): its line, and a room's refusal's code
+    and params."""
+    if isinstance(err, RoomError):
+        return {"error": str(err), "code": err.code, "params": err.params}
+    return {"error": str(err)}
 
 
 class NoSuchRoom(RoomError):
@@ -182,11 +196,11 @@ def player_name(text: str, most: int) -> str:
     """A player's name as kept and shown (as data: pages escape it): trimmed, printable, not empty."""
     name = text.strip()
     if not name:
-        raise RoomError("name: empty; a player needs a name")
+        raise RoomError("name_empty")
     if len(name) > most:
-        raise RoomError(f"name: {len(name)} characters, more than this server's limit of {most}")
+        raise RoomError("name_too_long", length=len(name), most=most)
     if not name.isprintable():
-        raise RoomError(f"name {shown(name)}: only printable characters (no control characters, tabs or line breaks)")
+        raise RoomError("name_not_printable", name=name)
     return name
 
 
@@ -223,7 +237,7 @@ class Rooms:
         chosen_rules = self.catalog.rules(rules, one)
         if board is not None:
             if dice is not None:
-                raise RoomError("board and dice: give one (a board is played every round; dice roll a new one)")
+                raise RoomError("board_and_dice")
             given = self.catalog.board(board, size, one)
             board, size = given.notation, str(given.shape)
         else:
@@ -231,8 +245,7 @@ class Rooms:
             chosen_dice = self.catalog.dice(one, dice, shape)
             size, dice = str(chosen_dice.shape(shape)), chosen_dice.name
         if auto_start is not None and auto_start > self.limits.players:
-            raise RoomError(f"auto_start: {auto_start} players, more than this server's limit of {self.limits.players} "
-                            f"a room")
+            raise RoomError("auto_start_over", players=auto_start, most=self.limits.players)
         settings = {"lexicon": one.name, "rules": rules, "rules_name": chosen_rules.name, "dice": dice, "size": size,
                     "board": board, "seconds": seconds, "cancel": cancel, "auto_start": auto_start}
         now = self.clock()
@@ -244,7 +257,7 @@ class Rooms:
             if len(self.store.codes()) >= self.limits.rooms:
                 self.sweep()
                 if len(self.store.codes()) >= self.limits.rooms:
-                    raise ServerFull(f"rooms: {self.limits.rooms} open, this server's limit; try again later")
+                    raise ServerFull("server_full", rooms=self.limits.rooms)
             code = self._new_code()
             state["code"] = code
             self.store.put(code, state)
@@ -258,9 +271,9 @@ class Rooms:
         def add(state: dict) -> dict:
             players = state["players"]
             if any(p["name"].casefold() == name.casefold() for p in players):
-                raise NotNow(f"name {shown(name)}: taken in room {state['code']}; choose another")
+                raise NotNow("name_taken", name=name, room=state["code"])
             if len(players) >= self.limits.players:
-                raise NotNow(f"room {state['code']}: full ({self.limits.players} players, this server's limit)")
+                raise NotNow("room_full", room=state["code"], players=self.limits.players)
             player = {"id": max(p["id"] for p in players) + 1, "name": name, "token": token_digest(token),
                       "creator": False, "words": []}
             players.append(player)
@@ -287,7 +300,7 @@ class Rooms:
         for player in state["players"]:
             if hmac.compare_digest(player["token"], digest):
                 return player["id"]
-        raise NotAllowed(f"token: not a player's of room {code} (join it for one)")
+        raise NotAllowed("not_a_player", room=code)
 
     def connect(self, code: str, player: int, link: Link) -> None:
         """A connection of `player` opened: tell it their words so far (a player back after a reload finds the
@@ -295,8 +308,7 @@ class Rooms:
         self.settle(code)
         state = self._touch(code)
         if not self.hub.attach(code, player, link):
-            raise TooManyConnections(f"player {player}: {self.limits.connections} connections open already, this "
-                                     f"server's limit a player")
+            raise TooManyConnections("too_many_connections", player=player, connections=self.limits.connections)
         mine = self._seat(state, player)
         welcome = {"kind": "welcome", "player": {"id": player, "name": mine["name"], "creator": mine["creator"]},
                    "words": self._words(state, mine["words"]), "score": sum(p for _, p in mine["words"]),
@@ -316,13 +328,12 @@ class Rooms:
 
         def begin(state: dict) -> bool:
             if player is not None and not self._seat(state, player)["creator"]:
-                raise NotAllowed("start: only the room's creator starts a round")
+                raise NotAllowed("creator_starts")
             phase = state["round"]["phase"]
             if phase != WAITING:
                 if player is None:
                     return False
-                raise NotNow("start: the round is running already" if phase == PLAYING else
-                             "start: the round is over; ask for a rematch")
+                raise NotNow("round_running" if phase == PLAYING else "round_over")
             now = self.clock()
             state["round"].update(phase=PLAYING, started=now, ends=now + state["settings"]["seconds"])
             state["touched"] = now
@@ -341,7 +352,7 @@ class Rooms:
             now = self.clock()
             round_ = state["round"]
             if round_["phase"] == WAITING:
-                raise NotNow("word: the round has not started")
+                raise NotNow("round_not_started")
             if round_["phase"] == FINISHED or now >= round_["ends"]:
                 return None, self._finish(state) if round_["phase"] == PLAYING else None
             seat = self._seat(state, player)
@@ -373,9 +384,9 @@ class Rooms:
 
         def again(state: dict) -> None:
             if not self._seat(state, player)["creator"]:
-                raise NotAllowed("rematch: only the room's creator starts a rematch")
+                raise NotAllowed("creator_rematches")
             if state["round"]["phase"] != FINISHED:
-                raise NotNow("rematch: the round is not over yet")
+                raise NotNow("round_not_over")
             state["round"] = dealt
             for seat in state["players"]:
                 seat["words"] = []
@@ -436,15 +447,15 @@ class Rooms:
         self.settle(code)
         self.store.delete(code)
         self.alarms.cancel(code)
-        self.hub.close(code, Close(EXPIRED, f"room {code} closed after {self.limits.idle_minutes} minutes without "
-                                            f"activity"))
+        gone = RoomError("room_expired", room=code, minutes=self.limits.idle_minutes)
+        self.hub.send(code, {"kind": "error", "about": None, **said(gone)})  # for the page, in its language
+        self.hub.close(code, Close(EXPIRED, str(gone)))
         return True
 
     def _state(self, code: str) -> dict:
         state = self.store.get(code)
         if state is None or self._expired(code):
-            raise NoSuchRoom(f"room {shown(code)}: no such room (a room closes after {self.limits.idle_minutes} "
-                             f"minutes without activity)")
+            raise self._no_such_room(code)
         return state
 
     def _update(self, code: str, change: Callable[[dict], T]) -> T:
@@ -452,7 +463,10 @@ class Rooms:
         try:
             return self.store.update(code, change)
         except KeyError:
-            raise NoSuchRoom(f"room {shown(code)}: no such room") from None
+            raise self._no_such_room(code) from None
+
+    def _no_such_room(self, code: str) -> NoSuchRoom:
+        return NoSuchRoom("no_such_room", room=code, minutes=self.limits.idle_minutes)
 
     def _touch(self, code: str) -> dict:
         def touch(state: dict) -> dict:

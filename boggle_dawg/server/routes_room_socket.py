@@ -2,7 +2,8 @@
 
 The first message says whose connection it is (`hello`, with the player's token); then `word`, `start` and
 `rematch` act for that player, and the server pushes `welcome`, `state`, `verdict`, `results` and `error`
-(docs/server.md lists each kind's fields). A message that is not what this server reads (bad JSON, a binary
+(docs/server.md lists each kind's fields; a room's refusal that closes the connection is an `error` first, with
+its code, as a close's reason is English only). A message that is not what this server reads (bad JSON, a binary
 frame, a frame over the size limit, a wrong type, an unknown kind, a token not the connection's, more messages
 than the rate allows) closes that connection, with a code and a reason, and no one else's.
 """
@@ -26,7 +27,7 @@ from ..solver.errors import DawgError
 from .catalog import place, shown
 from .live import Close, Link, message_text
 from .models import Strict, Text
-from .rooms import NoSuchRoom, NotAllowed, RoomError, Rooms
+from .rooms import NoSuchRoom, NotAllowed, RoomError, Rooms, said
 
 BINARY, MALFORMED, REFUSED, TOO_BIG, SERVER_ERROR = 1003, 1007, 1008, 1009, 1011  # RFC 6455's close codes
 NOT_YOURS, NO_ROOM = 4003, 4004  # this server's: a token refused, a room that is not (or no longer) open
@@ -81,6 +82,11 @@ class Bucket:
             return False
         self.tokens -= 1
         return True
+
+
+def error_message(about: str, err: DawgError) -> str:
+    """A message refused, as its connection is told: the error's line, and a room's refusal's code and params."""
+    return message_text({"kind": "error", "about": about, **said(err)})
 
 
 def same_token(a: str, b: str) -> bool:
@@ -151,7 +157,8 @@ def room_socket_routes(rooms: Rooms) -> APIRouter:
             try:
                 player = await run_in_threadpool(rooms.player, code, hello.token)
                 await run_in_threadpool(rooms.connect, code, player, link)
-            except RoomError as err:
+            except RoomError as err:  # said with its code first: the close's reason is English only
+                link.push(error_message("hello", err))
                 raise Close(CLOSE_FOR.get(type(err), REFUSED), str(err)) from None
             while (message := await next_message(websocket, bucket)) is not None:
                 if isinstance(message, Hello):
@@ -161,10 +168,10 @@ def room_socket_routes(rooms: Rooms) -> APIRouter:
                                            "its hello only)")
                 try:
                     await run_in_threadpool(ACTS[message.kind], rooms, code, player, message)
-                except NoSuchRoom as err:
-                    raise Close(NO_ROOM, str(err)) from None
                 except DawgError as err:  # not now, not yours: this act is refused, the connection stays
-                    link.push(message_text({"kind": "error", "about": message.kind, "error": str(err)}))
+                    link.push(error_message(message.kind, err))
+                    if isinstance(err, NoSuchRoom):  # no room: the connection closes too
+                        raise Close(NO_ROOM, str(err)) from None
             link.push(None)
         except Close as close:
             link.push(close)

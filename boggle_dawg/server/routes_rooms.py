@@ -6,7 +6,6 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from .catalog import shown
 from .models import JoinedOut, JoinRequest, KeptRoundOut, KeptRoundsOut, RoomOut, RoomRequest
 from .rooms import NoSuchRoom, Rooms
 
@@ -40,7 +39,7 @@ def room_routes(rooms: Rooms) -> APIRouter:
     def kept_round(code: str, number: int) -> JSONResponse:
         found = rooms.results.rounds(code.upper(), number)
         if not found:
-            raise NoSuchRoom(f"room {shown(code)} round {number}: no such finished round")
+            raise NoSuchRoom("no_such_round", room=code, round=number)
         return JSONResponse(found[0])
 
     return router

@@ -9,9 +9,9 @@
 // Each view is its own page load: the links between them are plain links.
 "use strict";
 
-import {$, fill, showError} from "./common.js";
+import {$, fill} from "./common.js";
 import {endTrace, traceWords} from "./board.js";
-import {LANGUAGES, language, onLanguage, startingLanguage, t, useLanguage} from "./i18n.js";
+import {LANGUAGES, language, onLanguage, showError, startingLanguage, t, useLanguage} from "./i18n.js";
 import {playView} from "./play.js";
 import {peekRoom, roomView} from "./room.js";
 import {dailyView} from "./daily.js";

@@ -15,7 +15,8 @@ export function el(tag, props = {}, ...children) {
   return element;
 }
 
-// The answer's data (and with `withText`, its text too); a refusal is an Error with the server's message.
+// The answer's data (and with `withText`, its text too); a refusal is an Error with the server's message,
+// and its code and params where it has them (the page says those in its language: i18n.js showError).
 export async function api(path, body, withText = false) {
   const options = body === undefined ? {} :
     {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body)};
@@ -27,12 +28,11 @@ export async function api(path, body, withText = false) {
   } catch {
     throw new Error(`${response.status} ${response.statusText}`);
   }
-  if (!response.ok) throw Object.assign(new Error(data.error || response.statusText), {status: response.status});
+  if (!response.ok) {
+    throw Object.assign(new Error(data.error || response.statusText),
+                        {status: response.status, code: data.code, params: data.params});
+  }
   return withText ? [data, text] : data;
-}
-
-export function showError(err) {
-  $("error").textContent = err ? String(err.message || err) : "";
 }
 
 export function fill(select, options, chosen) {

@@ -5,9 +5,9 @@
 // board played here is remembered, so a reload shows its results instead of a second try.
 "use strict";
 
-import {$, api, el, showError, showInAddress, stored} from "./common.js";
+import {$, api, el, showInAddress, stored} from "./common.js";
 import {drawBoard} from "./board.js";
-import {onLanguage, t} from "./i18n.js";
+import {onLanguage, showError, t} from "./i18n.js";
 import {finish, showScore, startRound, solo} from "./play.js";
 import {chosenLexicon, chosenRules, chosenSeconds, rulesTitle} from "./settings.js";
 

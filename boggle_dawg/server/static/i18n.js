@@ -1,10 +1,10 @@
 // The page's own words in the player's language: one catalogue a language (i18n/<name>.json, every key in
 // each; tests/test_browser.py checks), chosen from the lexicon's language unless the player switched, the
-// switch kept in the browser. Plurals follow the language's rules (Intl.PluralRules: Russian and Polish
-// have three forms).
+// switch kept in the browser; the server's refusals too, by their codes (`error.<code>`). Plurals follow
+// the language's rules (Intl.PluralRules: Russian and Polish have three forms).
 "use strict";
 
-import {stored} from "./common.js";
+import {$, stored} from "./common.js";
 
 // The catalogues, each named as its speakers write it.
 export const LANGUAGES = {
@@ -16,6 +16,7 @@ const CHOSEN = "boggle-language";  // the switch, kept
 const catalogues = new Map();
 let current = FALLBACK;
 const listeners = [];
+let errorShown = null;  // the error on the page, written again when the language changes
 
 async function load(name) {
   if (!catalogues.has(name)) {
@@ -49,6 +50,7 @@ export async function useLanguage(name, remember = false) {
   if (remember) stored.set(CHOSEN, name);
   document.documentElement.lang = name;
   translate(document);
+  showError(errorShown);
   for (const listener of listeners) listener();
 }
 
@@ -74,6 +76,20 @@ export function t(key, params = {}) {
 // A number as the language writes it (267,544; 267 544; 267.544); any other value as it is.
 function written(value) {
   return typeof value === "number" ? new Intl.NumberFormat(current).format(value) : String(value);
+}
+
+// An error on the page (null: none). A refusal of the server's with a `code` (an API error, a room's `error`
+// message) is said in the page's language, its `params` filled in; where the catalogue lacks the code (a
+// server newer than the page), the server's English line is; any other error, its message as it is.
+export function showError(err) {
+  errorShown = err;
+  $("error").textContent = err ? errorText(err) : "";
+}
+
+function errorText(err) {
+  const key = `error.${err.code}`;
+  if (err.code && lookup(catalogues.get(current), key) !== undefined) return t(key, err.params);
+  return String(err.message || err.error || err);
 }
 
 function lookup(catalogue, key) {

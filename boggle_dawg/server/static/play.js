@@ -7,9 +7,9 @@
 // (daily.js), then submitted.
 "use strict";
 
-import {$, api, clock, el, showError, showInAddress} from "./common.js";
+import {$, api, clock, el, showInAddress} from "./common.js";
 import {drawBoard, endTrace, markPath, wordList} from "./board.js";
-import {onLanguage, t} from "./i18n.js";
+import {onLanguage, showError, t} from "./i18n.js";
 import {chosenDice, chosenLexicon, chosenRules, chosenSeconds} from "./settings.js";
 
 const round = {

@@ -9,9 +9,9 @@
 // the server's `now`, corrected by how far this machine's clock is from it.
 "use strict";
 
-import {$, api, clock, el, showError, stored} from "./common.js";
+import {$, api, clock, el, stored} from "./common.js";
 import {clearBoard, currentBoard, drawBoard, markPath, wordList} from "./board.js";
-import {onLanguage, t} from "./i18n.js";
+import {onLanguage, showError, t} from "./i18n.js";
 import {showScore, showVerdict, setFound, addFound} from "./play.js";
 import {chosenDice, chosenLexicon, chosenRules, chosenSeconds, lexiconNamed, rulesTitle} from "./settings.js";
 
@@ -29,6 +29,7 @@ const room = {
   round: null,  // the round number the page shows
   offset: 0,  // the server's clock less this machine's, in seconds
   socket: null,
+  refusal: null,  // an `error` that was the connection's last message: a close that follows is for it
   retries: 0,
   ticker: null,
   language: null,  // the room lexicon's language (the grid's lang)
@@ -126,15 +127,22 @@ function closed(event) {
     stored.remove(tokenKey(room.code));
     stopTicker();
     $("room-note").textContent = event.code === NOT_YOURS ? t("room.not_yours") : t("room.gone");
-    showError(event.reason || null);
+    showError(whyClosed(event));
     return;
   }
   // lost, or refused for a while (too many messages, too many tabs): try again, waiting longer each time
   const wait = Math.min(RETRY_MOST_MS, 500 * 2 ** room.retries);
   room.retries += 1;
   $("room-note").textContent = t("room.reconnecting");
-  if (event.reason) showError(event.reason);
+  const why = whyClosed(event);
+  if (why) showError(why);
   setTimeout(connect, wait);
+}
+
+// Why the server closed the connection: the refusal it sent just before, which has a code (said in the
+// page's language), else the close's reason (English); nothing for a connection lost.
+function whyClosed(event) {
+  return event.reason ? room.refusal || event.reason : null;
 }
 
 function send(message) {
@@ -146,6 +154,7 @@ function send(message) {
 }
 
 function receive(message) {
+  room.refusal = message.kind === "error" ? message : null;
   switch (message.kind) {
     case "welcome":
       room.me = message.player;
@@ -169,7 +178,7 @@ function receive(message) {
       showResults();
       break;
     case "error":
-      showError(message.error);
+      showError(message);
       break;
     default:
       break;  // a kind this page does not know yet: nothing to show

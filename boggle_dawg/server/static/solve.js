@@ -3,9 +3,9 @@
 // on the grid when it is hovered or chosen.
 "use strict";
 
-import {$, api, showError, showInAddress} from "./common.js";
+import {$, api, showInAddress} from "./common.js";
 import {drawBoard, wordList} from "./board.js";
-import {onLanguage, t} from "./i18n.js";
+import {onLanguage, showError, t} from "./i18n.js";
 import {showScore} from "./play.js";
 import {chosenLexicon, chosenRules} from "./settings.js";
 
