@@ -17,8 +17,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
 from functools import cache, cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -33,8 +33,9 @@ _SEPARATORS = re.compile(r"[\s/,]+")
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 
 
-@dataclass(frozen=True)
-class Shape:
+class Shape(NamedTuple):
+    """A board's size, rows by columns."""
+
     rows: int
     cols: int
 
@@ -92,12 +93,24 @@ def face_token(face: str) -> str:
     return symbol or BLANK
 
 
-@dataclass(frozen=True)
 class Board:
-    """A board: its cells' faces row by row ('a', 'qu', 'th', or '' for blank) and its shape."""
+    """A board: its cells' faces row by row ('a', 'qu', 'th', or '' for blank) and its shape, by which
+    it is compared and hashed. A plain class rather than a dataclass, as `Charset` is: one board is
+    scored without importing `dataclasses`."""
 
-    faces: tuple[str, ...]
-    shape: Shape
+    def __init__(self, faces: tuple[str, ...], shape: Shape) -> None:
+        self.faces, self.shape = faces, shape
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return (self.faces, self.shape) == (other.faces, other.shape)
+
+    def __hash__(self) -> int:
+        return hash((self.faces, self.shape))
+
+    def __repr__(self) -> str:
+        return f"Board(faces={self.faces!r}, shape={self.shape!r})"
 
     @cached_property
     def notation(self) -> str:

@@ -9,15 +9,19 @@ the numba-compiled drivers in a backend (`backends/cpu.py`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from functools import cache
+from types import FunctionType
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from . import walk_kernels
-from .board import Board, Shape, encode, neighbour_bits
 from .charset import Charset
 from .errors import ParameterError
-from .rules import Rules
+
+if TYPE_CHECKING:  # boards and rules are read where one is walked: opening a lexicon needs neither
+    from .board import Board, Shape
+    from .rules import Rules
 
 FOUND_PER_CELL = 256  # room for words found per board cell before a rerun with more
 
@@ -27,8 +31,7 @@ def shown_spelling(word: str, written: tuple[str, ...]) -> str:
     return " / ".join(written) if written else word
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """A word on a board: as spelled, its points, the cells of one path spelling it, and how the list
     wrote it where it wrote it otherwise ("gläsern" for "glaesern"; `Lexicon.written`)."""
 
@@ -43,8 +46,7 @@ class Found:
         return shown_spelling(self.word, self.written)
 
 
-@dataclass(frozen=True)
-class Walk:
+class Walk(NamedTuple):
     """What a format gives the kernels: its board walk, the walk's leading arguments, the range of
     the word ids it produces, its batch lookup (`numbers_kernel(*inputs, codes, starts, ends,
     numbers)`: each word's id, or -1) and its word listing (`words_kernel(*inputs, prefix, status,
@@ -60,6 +62,8 @@ class Walk:
 
 def neighbour_bits_array(shape: Shape) -> np.ndarray:
     """`neighbour_bits` as int64 for compiled code (cell 63 is the sign bit)."""
+    from .board import neighbour_bits
+
     return np.array(neighbour_bits(shape), np.uint64).view(np.int64)
 
 
@@ -69,6 +73,29 @@ def python_inputs(values: tuple) -> tuple:
     return tuple(memoryview(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v for v in values)
 
 
+def _lowest_bit(x: int) -> int:
+    return (x & -x).bit_length() - 1
+
+
+# The helpers of walk_kernels take int() of their argument, for the numpy integers a walk meets where it
+# runs uncompiled on arrays (NUMBA_DISABLE_JIT); the CPython engine's values are Python ints already.
+_INT_HELPERS = {"popcount": int.bit_count, "lowest_bit": _lowest_bit}
+
+
+@cache
+def python_kernel(kernel: Callable) -> Callable:
+    """`kernel` (a format's walk, or a helper of walk_kernels) as the CPython engine runs it: the same code
+    with _INT_HELPERS for the helpers it calls, at any depth, which takes a sixth off a one-board walk."""
+    rebound = {}
+    for name in kernel.__code__.co_names:
+        value = kernel.__globals__.get(name)
+        if name in _INT_HELPERS:
+            rebound[name] = _INT_HELPERS[name]
+        elif isinstance(value, FunctionType) and value.__module__ == walk_kernels.__name__:
+            rebound[name] = python_kernel(value)
+    return FunctionType(kernel.__code__, {**kernel.__globals__, **rebound}, kernel.__name__) if rebound else kernel
+
+
 def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, rules: Rules, skip_foreign: bool,
               want_words: bool, neighbours: list[int] | None = None,
               compiled: bool = False) -> tuple[int, int, list[Found]]:
@@ -76,13 +103,16 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, rules: 
     each word found and a path. `neighbours` replaces the board's adjacency (as `neighbour_bits`
     gives it, root last). `compiled`: run the numba-compiled walk (`jit.compiled_kernel`) on numpy
     arrays instead, where numba is loaded anyway (`inputs` are then the walk's own, `Walk.inputs`)."""
+    from .board import encode, neighbour_bits
+
     codes = encode([board], charset, skip_foreign)[0].tolist()
     cells = board.shape.cells
     bits = neighbours or neighbour_bits(board.shape)
     cell_len, nbr_mask, near = [0] * cells, [0] * (cells + 1), [0] * ((cells + 1) * walk_kernels.NEAR)
-    walk_kernels.prepare_board(codes, rules.code_lengths(charset).tolist(), bits, cell_len, nbr_mask, near)
+    python_kernel(walk_kernels.prepare_board)(codes, rules.code_lengths(charset).tolist(), bits, cell_len, nbr_mask,
+                                              near)
     board_args = (codes, cell_len, nbr_mask, near, rules.card(cells * charset.cell_letters).tolist())
-    run, zeros, stamp_set = walk.board_kernel, (lambda n: [0] * n), bytearray
+    run, zeros, stamp_set = python_kernel(walk.board_kernel), (lambda n: [0] * n), bytearray
     if compiled:
         from . import jit
 
@@ -114,6 +144,8 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, rules: 
 def checked_codes(codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset) -> tuple[Shape, np.ndarray]:
     """The shape and the codes as contiguous int64, checked to be (boards, cells) cell codes of
     `charset` (what every backend's `score_codes` accepts); ParameterError otherwise."""
+    from .board import Shape
+
     shape = Shape.of(shape)
     try:
         codes = np.ascontiguousarray(codes, dtype=np.int64)

@@ -23,9 +23,7 @@ every other N is a prefix of the same list, independent of the word list.
 
 from __future__ import annotations
 
-import string
 import unicodedata
-from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -33,7 +31,7 @@ import numpy as np
 from .errors import ParameterError
 from .walk_kernels import MAX_CODES, NO_LETTER, SECOND
 
-ALPHABET = string.ascii_lowercase
+ALPHABET = "abcdefghijklmnopqrstuvwxyz"  # string.ascii_lowercase, without importing `string`
 JPA14 = "acdegilmnoprst"
 RANKING = "esiarntolcdpmguhbyfvkwzxjq"
 MAX_LETTERS = 62  # letter codes 0..61: below NO_LETTER and inside a 62-bit letter mask (kernels.MAX_CODES)
@@ -99,19 +97,16 @@ def tiles_problem(tiles: tuple[tuple[str, str], ...]) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
 class Charset:
     """Letters in code order (index i is the i-th letter) and the tiles among them.
 
     `tiles` are (symbol, face) pairs; a tile whose symbol is not a letter of the charset is
     left out, so Charset("abc") has no Qu. ValueError for letters that are not distinct
-    lower-case NFC letters, more than MAX_LETTERS of them, or tiles `tiles_problem` refuses."""
+    lower-case NFC letters, more than MAX_LETTERS of them, or tiles `tiles_problem` refuses.
+    Compared and hashed by its letters and tiles. A plain class rather than a dataclass: opening a
+    lexicon makes no other dataclass, so it need not import `dataclasses`."""
 
-    letters: str
-    tiles: tuple[tuple[str, str], ...] = field(default=ENGLISH_TILES)
-
-    def __post_init__(self) -> None:
-        letters = self.letters
+    def __init__(self, letters: str, tiles: tuple[tuple[str, str], ...] = ENGLISH_TILES) -> None:
         if not isinstance(letters, str) or not letters or len(set(letters)) != len(letters):
             raise ValueError(f"charset letters must be distinct letters: {letters!r}")
         problem = next(filter(None, map(letter_problem, letters)), None)
@@ -119,14 +114,25 @@ class Charset:
             raise ValueError(f"charset letters: {problem}")
         if len(letters) > MAX_LETTERS:
             raise ValueError(f"{len(letters)} letters, more than the {MAX_LETTERS} a lexicon can hold")
-        odd = next((symbol for symbol, _ in self.tiles if len(symbol) != 1), None)
+        odd = next((symbol for symbol, _ in tiles if len(symbol) != 1), None)
         if odd is not None:
             raise ValueError(f"tile letter {odd!r} is not one letter")
-        kept = tuple((str(symbol), str(face)) for symbol, face in self.tiles if symbol in letters)
+        kept = tuple((str(symbol), str(face)) for symbol, face in tiles if symbol in letters)
         problem = tiles_problem(kept)
         if problem:
             raise ValueError(f"tiles: {problem}")
-        object.__setattr__(self, "tiles", kept)
+        self.letters, self.tiles = letters, kept
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Charset):
+            return NotImplemented
+        return (self.letters, self.tiles) == (other.letters, other.tiles)
+
+    def __hash__(self) -> int:
+        return hash((self.letters, self.tiles))
+
+    def __repr__(self) -> str:
+        return f"Charset(letters={self.letters!r}, tiles={self.tiles!r})"
 
     def __len__(self) -> int:
         return len(self.letters)

@@ -25,7 +25,7 @@ ADTDAWG node word: first child, child-set index and end of word, in the widths o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,8 +39,7 @@ SKIP_SHIFT = 32  # of a DAWG edge word
 WIDE_LETTERS = 62  # letters a wide node's mask word holds (kernels.MAX_CODES)
 
 
-@dataclass(frozen=True)
-class NodeLayout:
+class NodeLayout(NamedTuple):
     """Where a trie/DAWG node's fields sit (see the module docstring): `words` u64 per node, the
     letter mask in word `mask_word` from bit `mask_shift`, `mask_bits` wide."""
 
@@ -77,6 +76,19 @@ class NodeLayout:
         eow = (w[:, 0] >> np.uint64(EOW_SHIFT)).view(np.int64)
         return first, mask, eow
 
+    def children(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(first child or edge, number of letters, end-of-word) of each node whose reserved bits are
+        zero (validation checks them first), as a uint32 view, uint8 and bool arrays: `split` makes an
+        int64 copy of each field, which costs more than reading the words."""
+        w = np.asarray(words, dtype="<u8").reshape(-1, self.words)
+        halves = w.view("<u4")  # column 2k is word k's low half, 2k + 1 its high half
+        eow = halves[:, 1] >= np.uint32(1 << (EOW_SHIFT - 32))
+        if self.words == 2:
+            return halves[:, 0], np.bitwise_count(w[:, 1]), eow
+        kids = np.bitwise_count(halves[:, 1])  # the high half holds the letter mask and the end of word
+        kids -= eow
+        return halves[:, 0], kids, eow
+
     def reserved(self, words: np.ndarray) -> np.ndarray:
         """Per node, the bits that must be zero in a file (non-zero where any is set)."""
         w = np.asarray(words, dtype=np.uint64).reshape(-1, self.words)
@@ -108,8 +120,7 @@ def split_edge_words(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # --- ADTDAWG field layout ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AdtLayout:
+class AdtLayout(NamedTuple):
     """How an ADTDAWG packs its node and child-set words.
 
     The reference files use 15 first-child bits, 11 child-set bits, end-of-word
@@ -118,16 +129,19 @@ class AdtLayout:
     64-bit node words if they no longer fit 32 bits); more than 18 letters
     continue the child-set fields in a second 64-bit word. The manifest records
     the layout; a directory without a manifest is read with the reference layout.
+    `fitting` and `from_manifest` check that the fields can be packed (`checked`).
     """
 
     letters: int = 14
     first_child_bits: int = 15
     child_set_bits: int = 11
 
-    def __post_init__(self) -> None:
+    def checked(self) -> AdtLayout:
+        """This layout; ValueError where its fields cannot be packed."""
         if not (1 <= self.letters <= WIDE_LETTERS and 15 <= self.first_child_bits <= 32
                 and 11 <= self.child_set_bits <= 31 and self.eow_shift <= 62):
             raise ValueError(f"impossible ADTDAWG layout {self}")
+        return self
 
     @property
     def eow_shift(self) -> int:
@@ -156,12 +170,12 @@ class AdtLayout:
             letters=letters,
             first_child_bits=max(15, nodes.bit_length()),
             child_set_bits=max(11, (child_sets - 1).bit_length()),
-        )
+        ).checked()
 
     @classmethod
     def from_manifest(cls, entry: dict) -> AdtLayout:
         """The layout a manifest records (`to_manifest`); ValueError if it is impossible."""
-        return cls(entry["letters"], entry["first_child_bits"], entry["child_set_bits"])
+        return cls(entry["letters"], entry["first_child_bits"], entry["child_set_bits"]).checked()
 
     def to_manifest(self) -> dict:
         return {"letters": self.letters, "first_child_bits": self.first_child_bits,

@@ -14,8 +14,8 @@ its file entries, what it must agree with) comes from its registry entry in
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import msgpack
 import numpy as np
@@ -24,8 +24,6 @@ from .charset import MAX_FACE_LETTERS, MAX_LETTERS, Charset, letter_problem
 from .errors import DawgError
 from .formats import FORMATS, ManifestEntry
 from .formats.common import HEADER, MANIFEST_VERSION, MAX_INDEX
-from .language import MAX_FOLD_LETTERS, MAX_FOLDS, MAX_TITLE, NAME_PATTERN
-from .rules import MANIFEST_SCHEMA
 from .schema import BadField, fields, integer, list_of, optional, pair, sha256, shown, text
 from .written import WRITTEN_FILE
 
@@ -69,25 +67,38 @@ def flag(value, name):
     return value
 
 
+def rules_section(value, name):
+    """A build's rules (solver.rules' `Rules.manifest_section`), checked by that module's schema."""
+    from .rules import MANIFEST_SCHEMA
+
+    return MANIFEST_SCHEMA(value, name)
+
+
+def language_section(value, name):
+    """A build's language (solver.language's `Language.manifest_section`), within that module's limits."""
+    from .language import MAX_FOLD_LETTERS, MAX_FOLDS, MAX_TITLE, NAME_PATTERN
+
+    return fields(name=text(NAME_PATTERN, "a language's short name"),
+                  title=text(rf"[^\x00-\x1f\x7f]{{1,{MAX_TITLE}}}", "a one-line title"),
+                  letters=charset_letters, tiles=list_of(tile, most=MAX_LETTERS),
+                  folds=list_of(pair(text(r"[^\x00-\x1f\x7f]", "a letter"),
+                                     text(rf"[^\x00-\x1f\x7f]{{1,{MAX_FOLD_LETTERS}}}", "letters"),
+                                     "a [letter, letters] pair"),
+                                most=MAX_FOLDS),
+                  vowels=charset_letters, capitalised_nouns=flag)(value, name)
+
+
 # Written only where a build needs them, so that an English build keeps its bytes: `tiles` where
 # they differ from what the letters imply (the Qu die exactly when 'q' is a letter), `language`
-# (solver.language's `Language.manifest_section`, within that module's limits) for a language
-# other than English, `rules` (solver.rules' `Rules.manifest_section`) for rules other than the
-# standard ones, `written` (solver.written's file) where the list wrote some words otherwise than
-# the game plays them.
+# for a language other than English, `rules` for rules other than the standard ones, `written`
+# (solver.written's file) where the list wrote some words otherwise than the game plays them.
+# The language and rules modules are imported only to check a build that records them.
 OPTIONAL_FIELDS = dict(
-    rules=MANIFEST_SCHEMA,
+    rules=rules_section,
     written=fields(file=text(re.escape(WRITTEN_FILE), f"{WRITTEN_FILE!r}"), bytes=integer(), sha256=sha256,
                    words=integer(1, MAX_INDEX - 1)),
     tiles=list_of(tile, most=MAX_LETTERS),
-    language=fields(name=text(NAME_PATTERN, "a language's short name"),
-                    title=text(rf"[^\x00-\x1f\x7f]{{1,{MAX_TITLE}}}", "a one-line title"),
-                    letters=charset_letters, tiles=list_of(tile, most=MAX_LETTERS),
-                    folds=list_of(pair(text(r"[^\x00-\x1f\x7f]", "a letter"),
-                                       text(rf"[^\x00-\x1f\x7f]{{1,{MAX_FOLD_LETTERS}}}", "letters"),
-                                       "a [letter, letters] pair"),
-                                  most=MAX_FOLDS),
-                    vowels=charset_letters, capitalised_nouns=flag),
+    language=language_section,
 )
 # How the list was read, in `options`, where not the default (compiler.wordlist.ListOptions).
 OPTIONAL_OPTIONS = dict(input_format=text(r"[a-z_]{1,20}", "an input format's name"), lenient=flag)
@@ -121,8 +132,7 @@ def manifest_fields(charset: Charset, language: dict | None, rules: dict | None 
     return {**extra, **({"language": language} if language else {}), **({"rules": rules} if rules else {})}
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(NamedTuple):
     """A checked manifest: `data` holds only the documented fields, each of its documented type."""
 
     path: Path

@@ -24,7 +24,6 @@ minimum set apart from the card (`with_min_length`) keeps the card's points.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -63,16 +62,31 @@ def builtin_rules_names() -> list[str]:
     return sorted(p.stem for p in _directory().glob("*.toml"))
 
 
-@dataclass(frozen=True)
 class Rules:
-    """A rule set (see the module): the shortest word, points by length from there, and how a tile counts."""
+    """A rule set (see the module): the shortest word, points by length from there, and how a tile counts.
+    Compared and hashed by all but `source`. A plain class rather than a dataclass, as `Charset` is: one
+    board is scored without importing `dataclasses`."""
 
-    name: str
-    title: str
-    min_length: int
-    points: tuple[tuple[int, int], ...]  # (length, points) where the points change, shortest first
-    tiles_count: str = "letters"
-    source: str = field(default="", compare=False)
+    def __init__(self, name: str, title: str, min_length: int, points: tuple[tuple[int, int], ...],
+                 tiles_count: str = "letters", source: str = "") -> None:
+        self.name, self.title, self.min_length = name, title, min_length
+        self.points = points  # (length, points) where the points change, shortest first
+        self.tiles_count, self.source = tiles_count, source
+
+    def _key(self) -> tuple:
+        return self.name, self.title, self.min_length, self.points, self.tiles_count
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Rules):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Rules(name={self.name!r}, title={self.title!r}, min_length={self.min_length!r}, "
+                f"points={self.points!r}, tiles_count={self.tiles_count!r}, source={self.source!r})")
 
     def word_points(self, length: int) -> int:
         """Points of a word of `length` letters (as this rule set counts them); 0 below the minimum."""
@@ -143,11 +157,20 @@ def describe_dict(value) -> str:
         return shown(value)
 
 
+# The rules everything scores under unless told otherwise, built in: scoring a board then needs no TOML
+# parser, whose import is a good part of a one-board run. solver/rule_sets/standard.toml is the same rule
+# set written out, the file to copy for rules of one's own (tests/test_library.py checks that they agree).
+STANDARD = Rules(DEFAULT_RULES, "Boggle", 3, ((3, 1), (5, 2), (6, 3), (7, 5), (8, 11)), "letters",
+                 "Boggle instructions (Parker Brothers; Hasbro): 3-4 letters 1, 5: 2, 6: 3, 7: 5, 8+: 11")
+
+
 def load_rules(spec: str | Path | Rules | None) -> Rules:
     """A built-in rule set by name (standard, big, words), a rules file by path, or the default."""
     if isinstance(spec, Rules):
         return spec
-    path = named_file(DEFAULT_RULES if spec is None else str(spec), _directory(), "rules", "built-in rules")
+    if spec is None or spec == DEFAULT_RULES:
+        return STANDARD
+    path = named_file(str(spec), _directory(), "rules", "built-in rules")
     return _builtin(path) if path.parent == _directory() else _read(path)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tomllib
 from pathlib import Path
 
 from .errors import DawgError, reading
@@ -24,6 +23,8 @@ def read_toml(path: Path, what: str, max_bytes: int) -> dict:
         data = fh.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise DawgError(f"{path}: larger than {max_bytes >> 10} KiB, not a {what}")
+    import tomllib  # here: its import costs milliseconds, which one board under the built-in standard rules need not pay
+
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as err:

@@ -22,7 +22,6 @@ SHA-256, checked on open).
 
 from __future__ import annotations
 
-import bisect
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -119,6 +118,8 @@ class WrittenForms:
         """The spellings of a folded word, in the order the list gave them; () where it gave none."""
         if not folded or self.charset.outside(folded):
             return ()
+        import bisect  # here: opening a lexicon, which imports this module, need not load it
+
         block = bisect.bisect_right(self._firsts, self.charset.order_key(folded)) - 1
         return self._block(block).get(folded, ()) if block >= 0 else ()
 

@@ -40,6 +40,10 @@ class Card:
         below = [at for at in self.points if at <= self.length(word)]
         return self.points[max(below)] if below else self.points[min(self.points)]
 
+    def under(self, words) -> dict[str, int]:
+        """The words that count under this card, with their points."""
+        return {w: self.score(w) for w in words if self.counts(w)}
+
 
 class Reference:
     def __init__(self, words):
@@ -77,4 +81,4 @@ class Reference:
 
     def found_under(self, card: Card, faces: list[str], rows: int, cols: int) -> dict[str, int]:
         """Every word on the board that counts under `card`, with its points."""
-        return {w: card.score(w) for w in self.found(faces, rows, cols) if card.counts(w)}
+        return card.under(self.found(faces, rows, cols))

@@ -1,10 +1,12 @@
-"""Shared fixtures: builds cached for the whole session, and small lexicons made per test.
+"""Shared fixtures: builds cached for the whole run (all xdist workers), and small lexicons made per test.
 
 The helpers the tests import (paths to ../shared, running the commands) are in support.py.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 from pathlib import Path
 
 import pytest
@@ -17,16 +19,25 @@ from support import word_list_path
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
-    """built(name, charset="26") -> directory of a build made once per session."""
-    cache: dict[tuple[str, str], Path] = {}
+    """built(name, charset="26") -> directory of a build made once per run of the suite.
+
+    Under pytest-xdist each worker is a session of its own, and a full list takes seconds to build:
+    the builds go to the folder the run's workers share, and a lock per build makes the first worker
+    that needs it build it while the others wait for it (build_lexicon switches a build in whole).
+    """
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder; each worker's own is a folder in it
+    root = root / "built"
+    root.mkdir(exist_ok=True)
 
     def get(name: str, charset: str = "26") -> Path:
-        key = (name, charset)
-        if key not in cache:
-            out = tmp_path_factory.mktemp(f"{name}-{charset}")
-            build_lexicon(word_list_path(name), parse_charset(charset), out)
-            cache[key] = out
-        return cache[key]
+        out = root / f"{name}-{charset}"
+        with open(root / f"{out.name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not out.exists():
+                build_lexicon(word_list_path(name), parse_charset(charset), out)
+        return out
 
     return get
 

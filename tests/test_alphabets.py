@@ -29,6 +29,7 @@ from boggle_dawg.solver.board import Shape, encode_texts, parse_board
 from boggle_dawg.solver.charset import MAX_LETTERS, Charset
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats import FORMATS
+from boggle_dawg.solver.formats.base import Lexicon
 from boggle_dawg.solver.formats.common import HEADER
 from boggle_dawg.solver.language import load_language
 from boggle_dawg.solver.lexicon import open_lexicon
@@ -159,6 +160,29 @@ def test_cuda_kernel_agrees_under_the_simulator(alphabet):
     codes = codes[np.argsort(indices)]  # boards with two-letter faces come after the plain ones
     expected = [reference.score(faces_of(tokens, tiles), 4, 4) for tokens in boards]
     assert simulate(out, [(shape, codes)])["scores"] == [expected]
+
+
+def test_word_queries_agree_with_the_words_in_every_alphabet(alphabet):
+    """`in`, `key_id` and `prefixes` (each format's own loops: narrow nodes in 32-bit halves, wide
+    ones a word at a time) against the words the build kept and the generic descent of the word steps."""
+    name, letters, _, _, out, source, _ = alphabet
+    rng = random.Random(name)
+    words = source.read_text(encoding="utf-8").split()
+    probes = [*words[::5], *(w + rng.choice(letters) for w in words[::9]), *(w[:-1] for w in words[::13])]
+    generic = Lexicon._descents.func  # what a format without loops of its own would use
+    kept = set(open_lexicon(out, "trie"))  # the compiled word listing: another path to the words
+    assert len(kept) > 1000
+    for fmt in FORMATS:
+        lex = open_lexicon(out, fmt)
+        steps = generic(lex)
+        for word in probes:
+            assert (word in lex) == (word in kept), (fmt, word)
+            folded = lex._folded(word)
+            if folded:  # else a tile's letter without its face: no word, and no prefixes either
+                expected = [word[:end] for end in range(1, len(word) + 1) if word[:end] in kept]
+                assert lex.prefixes(word) == expected, (fmt, word)
+                assert lex._descents.number(folded) == steps.number(folded), (fmt, word)
+                assert lex._descents.word_ends(folded) == steps.word_ends(folded), (fmt, word)
 
 
 def test_board_letter_outside_the_lexicon_names_the_cell(alphabet):
@@ -325,6 +349,7 @@ def test_a_wide_3x4_row_key_takes_two_words_and_bounds_hold_in_every_alphabet(al
     assert dict(record.boards) == expected and record.bound >= scores.max() >= least > 0
 
 
+@pytest.mark.slow
 def test_prove_in_russian_from_the_command_line(tmp_path):
     """A Russian lexicon (every 20th line of Tanglet's list, built with --language ru --lenient from the
     command line: 32 letters, the wide layout) proves its best 2x2 boards from the command line: the boards scoring every

@@ -23,6 +23,8 @@ from boggle_dawg.solver.rules import builtin_rules_names
 
 from support import IN_CI, shared_path
 
+pytestmark = pytest.mark.slow  # a real Chromium, and servers of the shipped full-size list
+
 SEED = 13  # the classic dice's roll played: tracks of several lengths
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

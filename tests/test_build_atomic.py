@@ -53,6 +53,7 @@ def of_kind(rows, kind):
     return [row for row in rows if row["kind"] == kind]
 
 
+@pytest.mark.slow
 def test_a_killed_build_leaves_exactly_the_old_or_the_new_lexicon(trials):
     steps = of_kind(trials, "count")[0]["steps"]
     killed = of_kind(trials, "step") + of_kind(trials, "random")
@@ -63,6 +64,7 @@ def test_a_killed_build_leaves_exactly_the_old_or_the_new_lexicon(trials):
     assert "A" in signalled and "B" in signalled  # kills landed both before and after the switch
 
 
+@pytest.mark.slow
 def test_a_later_build_removes_what_killed_builds_left(trials):
     killed = of_kind(trials, "step") + of_kind(trials, "random")
     assert any(row["left"] for row in killed)  # kills did leave temporaries behind ...
@@ -70,6 +72,7 @@ def test_a_later_build_removes_what_killed_builds_left(trials):
     assert not dirty, dirty[:3]  # ... and the next build removed every one
 
 
+@pytest.mark.slow
 def test_concurrent_builds_serialise_and_one_wins_whole(trials):
     rounds = of_kind(trials, "concurrent")
     assert len(rounds) == CONCURRENT_ROUNDS

@@ -38,6 +38,7 @@ def test_the_identity_is_the_words_not_the_format(make_lexicon):
     assert open_lexicon(make_lexicon(WORDS, "abcdefghijklmnopqrstuvwxy")).identity not in identities  # letters too
 
 
+@pytest.mark.slow
 def test_a_format_1_proof_checkpoint_resumes_when_its_plan_is_this_lexicons(make_lexicon, tmp_path):
     lex = open_lexicon(make_lexicon(WORDS, "aerst"))
     plan = ProvePlan(lex, (2, 2), 4)

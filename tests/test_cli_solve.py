@@ -53,6 +53,7 @@ def test_reference_directory_reads_as_jpa14(built):
     assert ref.returncode == 0 and ref.stdout == ours.stdout
 
 
+@pytest.mark.slow
 def test_batch_file_stdin_json_and_jobs(built):
     out = built("twl06", "26")
     boards = shared_path("bench", "dice4x4-10k.txt")
@@ -96,6 +97,7 @@ def test_ctrl_c_in_a_command_is_one_line_and_status_130(built):
     assert (solver.returncode, stderr) == (130, "dawg-solve: error: interrupted\n")
 
 
+@pytest.mark.slow
 def test_default_lexicon_is_compiled_once(tmp_path):
     env = {"BOGGLE_DAWG_CACHE": str(tmp_path)}
     first = run_cli("boggle_dawg.dawg_solve", "QUITSTEAMROLLERS", env=env)

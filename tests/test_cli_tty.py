@@ -8,6 +8,8 @@ import os
 import re
 import select
 
+import pytest
+
 from boggle_dawg.solver.lexicon import open_lexicon
 
 from clitools import WORDS, on_terminal, random_boards, run_with_terminal_stderr
@@ -52,6 +54,7 @@ def test_search_and_rearrange_at_a_terminal_write_results_to_stdout(make_lexicon
     assert "dawg-solve: searched " in run.screen
 
 
+@pytest.mark.slow
 def test_prove_at_a_terminal_writes_results_to_stdout(make_lexicon):
     lexicon = str(make_lexicon(WORDS))
     run = run_with_terminal_stderr("boggle_dawg.dawg_solve", "prove", lexicon, "--size", "2x2", "--min-score", "1")

@@ -39,6 +39,8 @@ from boggle_dawg.solver.search import Budget
 
 from support import REPO, assert_clean_error, run_cli, sigint_default, word_list_path
 
+pytestmark = pytest.mark.slow  # a cluster of separate processes, drivers killed and resumed: seconds each
+
 TASKS = 12
 ROUNDS = 12
 

@@ -94,6 +94,7 @@ def test_simulated_kernel_clears_the_whole_bitmap_when_the_touched_list_overflow
     assert simulate(path, chosen, touched=1)["scores"] == cpu_scores(lex, chosen)
 
 
+@pytest.mark.slow
 def test_simulated_kernel_finds_the_best_change_of_each_board_as_the_cpu_backend(small):
     path, lex, cases = small
     chosen = [(shape, codes[:4]) for shape, codes in cases if shape.cells <= 25]
@@ -202,6 +203,7 @@ def test_device_auto_without_a_gpu_falls_back_to_the_cpu_and_says_so(no_gpu, bat
 # --- the command line under the simulator ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_batch_and_search_on_the_simulated_gpu_print_what_the_cpu_prints(batch):
     lexicon, boards = batch
     simulator = {"NUMBA_ENABLE_CUDASIM": "1"}

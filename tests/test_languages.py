@@ -145,6 +145,7 @@ def test_german_with_umlauts_from_the_same_list(tmp_path):
     assert verify(out, source).ok
 
 
+@pytest.mark.slow
 def test_russian_tanglet_list_scores_as_its_first_column_says(tmp_path):
     """The Russian list read as Tanglet reads it (`--input-format tanglet`): boards rolled from its
     dice, and one holding ВТО and УШВЫР (lines 'ВТО ОЧИТЬ' and 'УШВЫР УТЬ'), score as the first

@@ -13,6 +13,7 @@ import pytest
 import boggle_dawg
 from boggle_dawg.solver.errors import ParameterError
 from boggle_dawg.solver.lexicon import read_manifest
+from boggle_dawg.solver.rules import STANDARD, load_rules
 
 from support import REPO, assert_clean_error, run_cli
 
@@ -71,6 +72,14 @@ def test_a_build_scores_under_the_rules_it_was_built_with(tmp_path):
     assert big.score_many(["cats/tact/xxxx/xxxx"]).tolist() == [2]
     assert "rules" not in read_manifest(tmp_path / "plain" / "manifest.msgpack").data
     assert read_manifest(tmp_path / "big" / "manifest.msgpack").data["rules"]["min_length"] == 4
+
+
+def test_the_built_in_standard_rules_are_those_of_their_file():
+    """The default rules are built in (no TOML parser on the one-board path); solver/rule_sets/standard.toml,
+    the file people copy, must hold the same rule set, its source line included."""
+    written = load_rules(REPO / "solver" / "rule_sets" / "standard.toml")
+    assert written is not STANDARD and written == STANDARD and written.source == STANDARD.source
+    assert load_rules(None) is load_rules("standard") is STANDARD
 
 
 def test_a_language_file_names_the_default_rules_of_its_builds(tmp_path):

@@ -122,6 +122,7 @@ def commands(source, case):
             ("boggle_dawg.dawgc_cli", "words", str(case)), ("boggle_dawg.dawg_solve", str(case), BOARD)]
 
 
+@pytest.mark.slow
 def test_every_command_refuses_every_mangled_manifest(build, tmp_path, capsys):
     """The whole table through the four commands' entry points (in this process, for speed)."""
     source = build[0]

@@ -145,9 +145,9 @@ def test_bound_holds_on_3x3_small(make_lexicon):
 
 
 @pytest.fixture(scope="module")
-def enable2k():
-    path = shared_path("lexicons", "enable2k.txt")
-    return path
+def enable2k() -> Reference:
+    """The brute-force reference of ENABLE2K, read once for the module's tests (half a second each)."""
+    return Reference.from_file(shared_path("lexicons", "enable2k.txt"))
 
 
 @pytest.mark.slow
@@ -155,7 +155,6 @@ def enable2k():
 def test_bound_holds_on_enable2k_3x3(built, enable2k, rules):
     """Under every built-in rule set (the bound of `words` is a word count)."""
     lex = open_lexicon(built("enable2k"))
-    ref = Reference.from_file(enable2k)
     plan = make_plan(lex, (3, 3))
     board = "streaedlp"
     class_id = plan.class_of(board)
@@ -164,7 +163,7 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k, rules):
     codes = [[letters.index(ch) for ch in b] for b in cell_letters]
     tokens, pts = class_entries(lex, plan, cell_letters, load_rules(rules))
     rng = random.Random(7)
-    best = _brute(ref, rules, list(board), 3, 3)
+    best = _brute(enable2k, rules, list(board), 3, 3)
     assert best == lex.score(board, rules=rules) and (rules != "standard" or best == 545)
     tree = _tree(tokens, pts, 0)
     # random branches of the forcing tree (forced on the tree, as the prover does), down to single
@@ -175,7 +174,7 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k, rules):
             bound = tree.bound(root)
             for _ in range(4):
                 b = [letters[forced[c]] if c in forced else rng.choice(cell_letters[c]) for c in range(9)]
-                assert bound >= _brute(ref, rules, _faces(b), 3, 3), (forced, bound)
+                assert bound >= _brute(enable2k, rules, _faces(b), 3, 3), (forced, bound)
             if depth == 0:
                 assert bound >= best
             letter = rng.choice(codes[cell])
@@ -184,7 +183,7 @@ def test_bound_holds_on_enable2k_3x3(built, enable2k, rules):
             root = tree.force(root, depth, letter)
             forced[cell] = letter
         full = [letters[forced[c]] for c in range(9)]
-        assert tree.bound(root) >= _brute(ref, rules, _faces(full), 3, 3)
+        assert tree.bound(root) >= _brute(enable2k, rules, _faces(full), 3, 3)
         tree.reset(mark)
 
 
@@ -198,7 +197,6 @@ def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k, r
     its first 3 cells in split order set to the board's letters) that follows that board half of
     the time."""
     lex = open_lexicon(built("enable2k"))
-    ref = Reference.from_file(enable2k)
     plan = make_plan(lex, (4, 4))
     board = "perslatgsineters"
     letters = lex.charset.letters
@@ -216,14 +214,14 @@ def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k, r
             best = 0
             for _ in range(200):
                 b = [letters[forced[c]] if c in forced else rng.choice(cell_letters[c]) for c in range(16)]
-                best = max(best, _brute(ref, rules, _faces(b), 4, 4))
+                best = max(best, _brute(enable2k, rules, _faces(b), 4, 4))
             assert bound >= best > 0, (forced, bound, best)
         letter = letters.index(board[cell]) if rng.random() < 0.5 else rng.choice(codes[cell])
         root = tree.force(root, depth, letter)
         t, p, base = _force_rows(t, p, depth, letter, base)
         forced[cell] = letter
     full = [letters[forced[c]] for c in range(16)]
-    assert tree.bound(root) == int(entries.tree_bound(t, p, base)) >= _brute(ref, rules, _faces(full), 4, 4)
+    assert tree.bound(root) == int(entries.tree_bound(t, p, base)) >= _brute(enable2k, rules, _faces(full), 4, 4)
 
 
 @pytest.mark.parametrize("size,spec,seed", [pytest.param((2, 2), "aeq,rstu", 21, marks=IN_PYTHON), ((2, 3), "ae,qrstu", 22),
@@ -431,6 +429,7 @@ def test_3x4_class_of_the_best_enable2k_board(built):
     assert record.bound >= 1651
 
 
+@pytest.mark.slow
 def test_cli_output_json_and_errors(make_lexicon):
     words = _random_words(31, SMALL, 200)
     path = str(make_lexicon(words, SMALL.upper()))

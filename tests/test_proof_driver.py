@@ -4,6 +4,7 @@ says what was kept, and a 4x4 proof starts at once."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import random
@@ -13,7 +14,9 @@ import time
 import numpy as np
 import pytest
 
+from boggle_dawg.compiler.build import build_lexicon
 from boggle_dawg.solver.board import Shape
+from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.cluster import Engine, Outcome
 from boggle_dawg.solver.cluster.checkpoint import header_line, record_line
 from boggle_dawg.solver.cluster.prove_job import ProvePlan, run_prove_task
@@ -35,12 +38,13 @@ def _words(seed: int = 41, count: int = 250) -> list[str]:
     return sorted(words)
 
 
-@pytest.fixture
-def proof(make_lexicon):
-    """A finished 2x3 proof (over a charset with Z, so that 'zzzzzz' is a board of the shape): the
-    lexicon's path, its ProvePlan (min score: the tenth best board's), its records by class and every
-    board scoring at least 1 (canonical, best first)."""
-    path = make_lexicon(_words(), SMALL.upper() + "Z")
+@pytest.fixture(scope="module")
+def finished_proof(tmp_path_factory):
+    """The work behind `proof`, done once for the module (seconds: every board of the shape scored,
+    every class proved): the lexicon's path, the records by class and the boards scoring at least 1."""
+    folder = tmp_path_factory.mktemp("proof")
+    (folder / "words.txt").write_text("\n".join(_words()) + "\n")
+    path = build_lexicon(folder / "words.txt", parse_charset(SMALL.upper() + "Z"), folder / "build").out_dir
     lex = open_lexicon(path)
     codes = np.array(list(itertools.product(range(len(lex.charset)), repeat=SHAPE.cells)), np.int64)
     scores = lex.score_codes(codes, SHAPE)
@@ -49,7 +53,16 @@ def proof(make_lexicon):
     everything = sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
     plan = ProvePlan(lex, SHAPE, everything[9][1])
     records = {task: run_prove_task(spec, lex) for task, spec in plan.job().tasks}
-    return path, plan, records, everything
+    return path, records, everything
+
+
+@pytest.fixture
+def proof(finished_proof):
+    """A finished 2x3 proof (over a charset with Z, so that 'zzzzzz' is a board of the shape): the
+    lexicon's path, its ProvePlan (min score: the tenth best board's), its records by class and every
+    board scoring at least 1 (canonical, best first). The plan and the records are each test's own."""
+    path, records, everything = finished_proof
+    return path, ProvePlan(open_lexicon(path), SHAPE, everything[9][1]), copy.deepcopy(records), everything
 
 
 def _with_board(records: dict, class_id: int, board, score) -> dict:
@@ -253,6 +266,7 @@ def _sample_cli(lexicon, size: str, min_score: int, *args: str):
                    "--classes", "ae,qrstu", "--workers", "1", *args)
 
 
+@pytest.mark.slow
 def test_sample_projects_the_whole_proof(make_lexicon):
     """`prove --sample N --seed S` proves the first N classes of the seed's order and projects from
     their records; the table is short, --json has the projection and every record."""
@@ -282,6 +296,7 @@ def test_sample_projects_the_whole_proof(make_lexicon):
     assert_clean_error(_sample_cli(path, "3x3", 40, "--sample", "0"), "--sample: must be 1 or more")
 
 
+@pytest.mark.slow
 def test_a_sample_resumes_from_its_checkpoint_and_a_larger_one_refines_it(make_lexicon, tmp_path):
     """A sample's checkpoint keeps its classes' records; a larger --sample with --resume proves only
     the classes past them (the first N of the order are the first of any larger sample)."""

@@ -32,6 +32,8 @@ from test_browser import CHROMIUM, CHROMIUM_ARGS, need
 
 from boggle_dawg.server.served import Limits, PlayLimits, close_served, open_served
 
+pytestmark = pytest.mark.slow  # a real Chromium against a real server: seconds each
+
 ENGLISH = ["tea", "eat", "ate", "tee", "teas", "seat", "east", "eats", "sate", "quest", "quiet", "quite", "suite",
            "tees", "teat", "state", "taste", "tests", "test", "set", "sea", "seats", "tease", "sates", "etui"]
 DENSE = "seat/tase/quit/eats"  # holds most of ENGLISH

@@ -28,6 +28,8 @@ from boggle_dawg.server.served import PlayLimits, close_served, open_served
 from boggle_dawg.solver.board import Shape
 from boggle_dawg.solver.dice_sets import load_dice, roll
 
+pytestmark = pytest.mark.slow  # each test waits for a real 10-s round
+
 ROUND_SECONDS = 10  # the shortest round a room may have
 SERVICE_RESTART = 1012  # RFC 6455's close code for a server going down to come back
 WAIT = 15.0  # the most a test waits for one message

@@ -160,6 +160,7 @@ def test_rounds_budget_is_exact_and_target_stops(built):
     assert result.stopped == "target" and result.best.score >= 1000
 
 
+@pytest.mark.slow
 def test_same_seed_same_result_whatever_the_threads(built):
     lex = open_lexicon(built("enable2k"))
     for method in METHODS:
@@ -259,6 +260,7 @@ def _interrupted(command: str, out: str, *args: str, headline: str) -> tuple[int
     return proc.returncode, stdout, stderr
 
 
+@pytest.mark.slow
 def test_cli_ctrl_c_prints_the_best_so_far_marked_partial_and_exits_130(built):
     out = str(built("enable2k"))
     status, stdout, stderr = _interrupted("search", out, headline="hillclimb search of 4x4 boards")
@@ -362,6 +364,7 @@ def test_start_outside_the_alphabet_is_refused(built):
         _search(lex, Shape(4, 4), Budget(rounds=1), seed=1, alphabet="aeirst", start="sretsenigtalsrep")
 
 
+@pytest.mark.slow
 def test_cli_start_gives_the_size(built):
     out = str(built("enable2k"))
     for start, size in (("abcd/efgh/ijkl", "3x4"), ("sretsenigtalsrep", "4x4"), ("abc/def", "2x3"),
@@ -375,6 +378,7 @@ def test_cli_start_gives_the_size(built):
     assert agreed.returncode == 0 and json.loads(agreed.stdout)["size"] == "3x4"
 
 
+@pytest.mark.slow
 def test_cli_rearrange_takes_board_notation_and_bad_boards_fail_as_for_solve(built):
     out = str(built("enable2k"))
     for letters, size in (("pers/latg/sine/ters", "4x4"), ("PERS LATG SINE", "3x4"), ("qiu/tea/xrs/nol", "4x3")):

@@ -11,7 +11,6 @@ longest word found from the graph.
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -46,13 +45,12 @@ TRACKING_DTYPE = np.dtype(np.int32)  # the walk's tracking numbers, hence its wo
 TRACKING_BYTE_MAX = 255  # part 4 holds tracking numbers that fit a byte
 
 
-@dataclass
 class AdtLexicon(Lexicon):
-    layout: AdtLayout = field(default=None, repr=False)
-    nodes: np.ndarray = field(default=None, repr=False)       # node words, index 0 = null node
-    child_sets: np.ndarray = field(default=None, repr=False)  # (M, words)
-    tracking: np.ndarray = field(default=None, repr=False)    # T[0..N], as uint32
-    wide_nodes: int = 0
+    layout: AdtLayout
+    nodes: np.ndarray       # node words, index 0 = null node
+    child_sets: np.ndarray  # (M, words)
+    tracking: np.ndarray    # T[0..N], as uint32
+    wide_nodes: int
     format = "adtdawg"
 
     @classmethod
@@ -84,9 +82,8 @@ class AdtLexicon(Lexicon):
         nodes = np.concatenate([np.zeros(1, layout.node_dtype), raw])
         child_sets = p2[8:].view("<u8").reshape(m, words_per_set)
         tracking = np.concatenate([np.zeros(1, np.uint32), p3[4:].view("<u4"), p4.astype(np.uint32)])
-        lex = cls(path=snap.path, charset=charset, word_count=int(tracking[1]),
-                  max_length=recorded.max_length if recorded else 0, layout=layout, nodes=nodes,
-                  child_sets=child_sets, tracking=tracking, wide_nodes=k)
+        lex = cls(snap.path, charset, int(tracking[1]), recorded.max_length if recorded else 0)
+        lex.layout, lex.nodes, lex.child_sets, lex.tracking, lex.wide_nodes = layout, nodes, child_sets, tracking, k
         lex._validate(paths)
         if not recorded:
             lex.max_length = lex._longest_word(paths[0])

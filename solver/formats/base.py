@@ -17,36 +17,37 @@ import hashlib
 import mmap
 import os
 import stat
+import sys
 import unicodedata
 import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from ..board import Board, Shape, encode_texts, parse_board
 from ..board_walk import Found, Walk, python_inputs, solve_one
 from ..charset import Charset, lower, upper
 from ..errors import DawgError, ParameterError, reading
-from ..layout import EOW_SHIFT, INDEX_MASK, NARROW, NodeLayout, node_layout
-from ..rules import Rules, load_rules
+from ..layout import EOW_SHIFT, INDEX_MASK, LETTERS_SHIFT, NARROW, NodeLayout, node_layout
 from ..schema import Check, integer
 from ..walk_kernels import DONE, TOO_DEEP, WORD_END
 from .common import FORMAT_VERSIONS, HEADER, LEGACY_VERSION, MAX_INDEX, read_alphabet
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # boards and rules are read where one is scored: word queries need neither
     from ..backends import Scorer
+    from ..board import Board, Shape
     from ..language import Language
+    from ..rules import Rules
     from ..written import WrittenForms
 
 LISTED_WORDS = 1 << 12  # words a call of a format's word listing gives at most: memory stays bounded
 BAD_CODE = 255  # the batch lookup's code for no letter of the charset (WORD_END ends a word)
 # What holds a tile's face while its lone letter is found: capitals, which no lower-cased word holds
 TILE_MARKS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+HALF_EOW_SHIFT = EOW_SHIFT - LETTERS_SHIFT  # the end of word bit in a narrow node's upper half
 MAX_WORD_IDS = 1 << 28  # word numbers a walk may produce: each scoring thread keeps a 4-byte stamp per number
 
 
@@ -65,8 +66,7 @@ def spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 # --- files ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _MappedFile:
+class _MappedFile(NamedTuple):
     """A memory-mapped lexicon file: a descriptor kept open and what it was when mapped."""
 
     path: Path
@@ -140,8 +140,7 @@ def verify_sha256(path: Path, data: np.ndarray, expected: dict) -> None:
 index_count = integer(0, MAX_INDEX)  # a node, state, edge or child-set count of a manifest section
 
 
-@dataclass(frozen=True)
-class ManifestEntry:
+class ManifestEntry(NamedTuple):
     """What a build's manifest records for one format's loader: the build's charset, word count
     and longest word, and the format's own section (checked by its `Format.section`). The
     loader gets this rather than the manifest so that formats never depend on the manifest,
@@ -156,20 +155,21 @@ class ManifestEntry:
 # --- the lexicon -----------------------------------------------------------------------
 
 
-@dataclass
 class Lexicon:
-    """What every format offers: its words, charset and the arrays the kernels walk."""
-
-    path: Path
-    charset: Charset
-    word_count: int
-    max_length: int
-    _mapped: tuple = field(default=(), repr=False, compare=False)  # _MappedFile of each mapped file
-    language_section: dict | None = field(default=None, repr=False, compare=False)  # the manifest's; None: English
-    rules_section: dict | None = field(default=None, repr=False, compare=False)  # the manifest's; None: standard
-    written_forms: WrittenForms | None = field(default=None, repr=False, compare=False)  # None: the list's own spelling
+    """What every format offers: its words, charset and the arrays the kernels walk. A format's
+    `load` makes one and sets its own arrays on it."""
 
     format = ""
+
+    def __init__(self, path: Path, charset: Charset, word_count: int, max_length: int) -> None:
+        self.path, self.charset, self.word_count, self.max_length = path, charset, word_count, max_length
+        self._mapped: tuple[_MappedFile, ...] = ()
+        self.language_section: dict | None = None  # the manifest's; None: English
+        self.rules_section: dict | None = None  # the manifest's; None: standard
+        self.written_forms: WrittenForms | None = None  # None: the list's own spelling
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self.path)!r}, {self.word_count} words)"
 
     @classmethod
     def load(cls, snap: Snapshot, names: list[str], recorded: ManifestEntry | None) -> Lexicon:
@@ -233,6 +233,8 @@ class Lexicon:
     def board(self, text: str, shape: Shape | tuple[int, int] | None = None) -> Board:
         """A board in notation as this lexicon reads it: with its charset's tiles, and with a letter
         that its language folds to one letter read as that letter (ÑANDÚ in Spanish)."""
+        from ..board import parse_board
+
         return parse_board(self.board_text(text), shape, self.charset)
 
     def board_text(self, text: str) -> str:
@@ -241,17 +243,23 @@ class Lexicon:
         return unicodedata.normalize("NFC", text).translate(folds) if folds else text
 
     def _board(self, board: Board | str, shape: Shape | tuple[int, int] | None) -> Board:
+        from ..board import Board
+
         return board if isinstance(board, Board) else self.board(board, shape)
 
     @cached_property
     def rules(self) -> Rules:
         """The rules this lexicon scores under unless a call names others: those its build recorded
         (`dawgc build --rules`, or its language's), else standard Boggle."""
+        from ..rules import Rules, load_rules
+
         if self.rules_section is None:
             return load_rules(None)
         return Rules.from_dict(self.rules_section, str(self.path))
 
     def _rules(self, rules: Rules | str | None) -> Rules:
+        from ..rules import load_rules
+
         return self.rules if rules is None else load_rules(rules)
 
     def _solve(self, board, shape, skip_foreign: bool, rules, want_words: bool) -> tuple[int, int, list[Found]]:
@@ -282,7 +290,7 @@ class Lexicon:
         """Words found on a board with their spellings where the list wrote them otherwise (`Found.written`)."""
         if self.written_forms is None:
             return found
-        return [replace(f, written=self.written_forms.forms(self.charset.fold(f.word))) for f in found]
+        return [f._replace(written=self.written_forms.forms(self.charset.fold(f.word))) for f in found]
 
     def score_many(self, boards: Iterable[Board | str], jobs: int = 1, skip_foreign: bool = False,
                    shape: Shape | None = None, progress: Callable[[int], None] | None = None,
@@ -294,6 +302,8 @@ class Lexicon:
         if scorer is None:
             with self.scorer(jobs, rules=rules) as own:
                 return self.score_many(boards, skip_foreign=skip_foreign, shape=shape, progress=progress, scorer=own)
+        from ..board import Board, encode_texts
+
         texts = [b.notation if isinstance(b, Board) else self.board_text(b) for b in boards]
         scores = np.zeros(len(texts), np.int64)
         for size, (indices, codes) in encode_texts(texts, self.charset, shape, skip_foreign).items():
@@ -305,6 +315,8 @@ class Lexicon:
         """Scores of boards given as a (boards, cells) array of letter indices into the charset
         (`kernels.NO_LETTER` for a blank cell): the fast path for searches that build boards
         as arrays."""
+        from ..board import Shape
+
         with self.scorer(jobs, rules=rules) as scorer:
             return scorer.score_codes(codes, Shape.of(shape))
 
@@ -591,8 +603,7 @@ class Descents(NamedTuple):
     word_ends: Callable[[str], list[int]]
 
 
-@dataclass(frozen=True)
-class WordSteps:
+class WordSteps(NamedTuple):
     """The ordered word walk of a format: `root` is the state of the empty word, `children(state)`
     yields (letter code, child state) in letter order, `child(state, code)` is one of them, found in
     constant time (the rank of the letter in the node's letters), or None, `number(state)` is the word
@@ -650,13 +661,12 @@ def node_columns(nodes: np.ndarray, layout: NodeLayout):
                                                       layout.mask_word), Field(nodes, EOW_SHIFT, 1, words))
 
 
-@dataclass(frozen=True)
 class TrieNodes:
     """A trie's node words (flat, `layout.words` per node, as solver.layout says; node 0 the root,
     children after their parent, a word's number its end node)."""
 
-    nodes: np.ndarray
-    layout: NodeLayout = NARROW
+    def __init__(self, nodes: np.ndarray, layout: NodeLayout = NARROW) -> None:
+        self.nodes, self.layout = nodes, layout
 
     @property
     def count(self) -> int:
@@ -681,8 +691,7 @@ def one_file(section: dict) -> list[dict]:
     return [section]
 
 
-@dataclass(frozen=True)
-class Format:
+class Format(NamedTuple):
     """A lexicon format as the reader knows it: its registry entry (solver.formats.FORMATS).
 
     `lexicon.load(snapshot, file names, ManifestEntry or None)` opens and validates it;
@@ -711,17 +720,13 @@ class Format:
     numbering: Callable[[int, int], int] | None = None
 
 
-@dataclass(frozen=True)
-class FileHeader:
+class FileHeader(NamedTuple):
     """A checked trie or DAWG header: its fields, the charset, the node layout and where the body starts."""
 
     fields: np.void
     charset: Charset
     layout: NodeLayout
     body: np.ndarray
-
-    def __getitem__(self, name: str):
-        return self.fields[name]
 
 
 def read_header(path: Path, data: np.ndarray, magic: bytes, kind: str) -> FileHeader:
@@ -758,16 +763,36 @@ def read_header(path: Path, data: np.ndarray, magic: bytes, kind: str) -> FileHe
     return FileHeader(head, charset, node_layout(len(charset)), body[block:])
 
 
-def check_children(path: Path, first: np.ndarray, mask: np.ndarray, reserved: np.ndarray, letters: int,
-                    lowest: int, limit: int, what: str) -> np.ndarray:
-    """Check letter masks and child ranges [lowest, limit); returns each node's child count."""
-    check(mask >> letters == 0, path, f"{what} letter mask names letters beyond the charset")
-    check(reserved == 0, path, f"{what} has reserved bits set")
-    kids = np.bitwise_count(mask).astype(np.int64)  # masks are non-negative: counting the int64 bits is exact
-    check((kids > 0) | (first == 0), path, f"{what} without children points at children")
-    check((kids == 0) | ((first >= lowest) & (first + kids <= limit)), path,
-           f"{what} children out of range")
-    return kids
+def narrow_halves(words: np.ndarray, layout: NodeLayout) -> memoryview | None:
+    """Narrow trie or DAWG nodes as 32-bit halves, which Python reads as small ints (a whole word is
+    a large one, slower to shift and mask): node n's first child or edge at 2n, its letters (from
+    bit 0, as LETTERS_SHIFT is 32) and end of word (bit HALF_EOW_SHIFT) at 2n + 1. None for wide
+    nodes, or where the machine's byte order is not the files' (little-endian)."""
+    if layout.words != 1 or sys.byteorder != "little":
+        return None
+    return np.ascontiguousarray(words).view(np.uint32).data
+
+
+def check_node_bits(path: Path, nodes: np.ndarray, layout: NodeLayout, letters: int, what: str) -> None:
+    """Check trie or DAWG node words: letter masks within the charset, reserved bits zero. A bit set in
+    any word is set in the OR of all of them: one pass over the file, no copy."""
+    ored = np.bitwise_or.reduce(nodes.reshape(-1, layout.words), axis=0)
+    check(layout.split(ored)[1] >> letters == 0, path, f"{what} letter mask names letters beyond the charset")
+    check(layout.reserved(ored) == 0, path, f"{what} has reserved bits set")
+
+
+def child_ranges(nodes: np.ndarray, layout: NodeLayout, lowest: int,
+                 limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, bool]:
+    """Of trie or DAWG node words that passed `check_node_bits`: each node's end of word (bool), the
+    nodes with children, the range [start, end) of their children (int64: numpy indexes with these
+    fastest), whether every node without children points at none and whether every range lies in
+    [lowest, limit)."""
+    first, kids, eow = layout.children(nodes)
+    inner = np.flatnonzero(kids != 0)  # numpy finds the true items of a bool array fastest
+    start = first[inner].astype(np.int64)
+    end = start + kids[inner]
+    in_range = not len(inner) or bool(start.min() >= lowest and end.max() <= limit)
+    return eow, inner, start, end, np.count_nonzero(first) == np.count_nonzero(start), in_range
 
 
 def popcount_children(first: int, mask: int):

@@ -9,7 +9,6 @@ edge skips along its path. Node and edge words are laid out in solver/layout.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -34,6 +33,7 @@ from ..walk_kernels import (
     record,
 )
 from .base import (
+    HALF_EOW_SHIFT,
     Descents,
     Field,
     Format,
@@ -42,9 +42,11 @@ from .base import (
     Snapshot,
     WordSteps,
     check,
-    check_children,
+    check_node_bits,
+    child_ranges,
     index_count,
     letter_step,
+    narrow_halves,
     node_columns,
     popcount_children,
     read_header,
@@ -70,12 +72,11 @@ def dawg_sections(states: int, edges: int, layout: NodeLayout) -> dict[str, tupl
     }
 
 
-@dataclass
 class DawgLexicon(Lexicon):
-    states: np.ndarray = field(default=None, repr=False)  # flat node words, layout.words per state
-    layout: NodeLayout = field(default=None, repr=False)
-    edges: np.ndarray = field(default=None, repr=False)
-    counts: np.ndarray = field(default=None, repr=False)
+    states: np.ndarray  # flat node words, layout.words per state
+    layout: NodeLayout
+    edges: np.ndarray
+    counts: np.ndarray
     format = "dawg"
 
     @classmethod
@@ -84,7 +85,7 @@ class DawgLexicon(Lexicon):
         if recorded:
             verify_sha256(path, data, recorded.section)
         head = read_header(path, data, DAWG_MAGIC, "DAWG")
-        n_states, n_edges, layout, charset = int(head["nodes"]), int(head["edges"]), head.layout, head.charset
+        n_states, n_edges, layout, charset = int(head.fields["nodes"]), int(head.fields["edges"]), head.layout, head.charset
         sections = dawg_sections(n_states, n_edges, layout)
         body = head.body
         if len(body) != sum(size for _, size in sections.values()) or n_states < 1:
@@ -95,21 +96,23 @@ class DawgLexicon(Lexicon):
             return body[offset:offset + size].view(dtype)
 
         states, edges, counts = section("states", NODE_DTYPE), section("edges", EDGE_DTYPE), section("counts", "<u4")
-        first, mask, eow = layout.split(states)
-        kids = check_children(path, first, mask, layout.reserved(states), len(charset), 0, n_edges, "DAWG state")
+        check_node_bits(path, states, layout, len(charset), "DAWG state")
+        eow, has, start, end, points_at_none, in_range = child_ranges(states, layout, 0, n_edges)
+        check(points_at_none, path, "DAWG state without children points at children")
+        check(in_range, path, "DAWG state children out of range")
         child, skip = split_edge_words(edges)
         count = counts.astype(np.int64)
         check(child < n_states, path, "DAWG edge points outside the states")
-        has = np.flatnonzero(kids)
-        owner = np.repeat(has, kids[has])
-        edge = spans(first[has], kids[has])
+        kids = end - start
+        owner = np.repeat(has, kids)
+        edge = spans(start, kids)
         check(child[edge] > owner, path, "DAWG edge goes back to an earlier state (cycle?)")
         # Skips and counts must number the words 0..W-1: skip(first edge) = eow,
         # each next skip adds the previous child's count, count = last skip + last count.
         is_first = np.r_[True, owner[1:] != owner[:-1]] if len(owner) else np.zeros(0, bool)
         expected = np.where(is_first, eow[owner], np.r_[0, skip[edge[:-1]] + count[child[edge[:-1]]]] if len(edge) else 0)
         check(skip[edge] == expected, path, "DAWG edge skips do not number the words")
-        total = eow.copy()
+        total = eow.astype(np.int64)
         if len(edge):
             is_last = np.r_[owner[1:] != owner[:-1], True]
             total[owner[is_last]] = skip[edge[is_last]] + count[child[edge[is_last]]]
@@ -117,9 +120,10 @@ class DawgLexicon(Lexicon):
         # Acyclic (children after parents) with exact counts: count >= 1 means every state
         # leads to a word, so a walk follows only prefixes of words.
         check(count >= 1, path, "DAWG state that leads to no word")
-        check(count[0] == int(head["words"]), path, "word count in header differs from the root's count")
-        return cls(path=path, charset=charset, word_count=int(head["words"]), max_length=int(head["max_length"]),
-                   states=states, edges=edges, counts=counts, layout=layout)
+        check(count[0] == int(head.fields["words"]), path, "word count in header differs from the root's count")
+        lex = cls(path, charset, int(head.fields["words"]), int(head.fields["max_length"]))
+        lex.states, lex.edges, lex.counts, lex.layout = states, edges, counts, layout
+        return lex
 
     @cached_property
     def walk(self) -> Walk:
@@ -132,9 +136,50 @@ class DawgLexicon(Lexicon):
 
     @cached_property
     def _descents(self) -> Descents:
-        """Descents in one loop, `number` adding the edges' skips up to the word's rank."""
-        words, edges, bits = np.ascontiguousarray(self.states).data, np.ascontiguousarray(self.edges).data, \
-            self._letter_bits
+        """Descents in one loop, `number` adding the edges' skips up to the word's rank. Narrow
+        states and the edges are read as 32-bit halves (`narrow_halves`; an edge's child at 2e, its
+        skip at 2e + 1), wide states a word at a time."""
+        bits, halves, eow = self._letter_bits, narrow_halves(self.states, self.layout), HALF_EOW_SHIFT
+        if halves is not None:
+            edges = np.ascontiguousarray(self.edges).view(np.uint32).data
+
+            def number_narrow(folded: str) -> int | None:
+                at, letters, rank = 0, halves[1], 0
+                for letter in folded:
+                    bit = bits.get(letter)
+                    if bit is None or not letters & bit[0]:
+                        return None
+                    edge = (halves[at] + (letters & bit[1]).bit_count()) << 1
+                    rank += edges[edge + 1]
+                    at = edges[edge] << 1
+                    letters = halves[at + 1]
+                return rank if letters >> eow else None
+
+            def has_narrow(folded: str) -> int | None:  # the end state: no ranks
+                at, letters = 0, halves[1]
+                for letter in folded:
+                    bit = bits.get(letter)
+                    if bit is None or not letters & bit[0]:
+                        return None
+                    at = edges[(halves[at] + (letters & bit[1]).bit_count()) << 1] << 1
+                    letters = halves[at + 1]
+                return at if letters >> eow else None
+
+            def word_ends_narrow(folded: str) -> list[int]:
+                ends, at, letters, end = [], 0, halves[1], 0
+                for letter in folded:
+                    bit = bits.get(letter)
+                    if bit is None or not letters & bit[0]:
+                        break
+                    at = edges[(halves[at] + (letters & bit[1]).bit_count()) << 1] << 1
+                    letters = halves[at + 1]
+                    end += 1
+                    if letters >> eow:
+                        ends.append(end)
+                return ends
+
+            return Descents(number_narrow, has_narrow, word_ends_narrow)
+        words, edges = np.ascontiguousarray(self.states).data, np.ascontiguousarray(self.edges).data
         lay = self.layout
         stride, mask_word, shift, letters_mask = lay.words, lay.mask_word, lay.mask_shift, lay.letter_mask
 

@@ -8,7 +8,6 @@ their parent; a word's id is its end node.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -33,6 +32,7 @@ from ..walk_kernels import (
     record,
 )
 from .base import (
+    HALF_EOW_SHIFT,
     Descents,
     Format,
     Lexicon,
@@ -41,9 +41,11 @@ from .base import (
     TrieNodes,
     WordSteps,
     check,
-    check_children,
+    check_node_bits,
+    child_ranges,
     index_count,
     letter_step,
+    narrow_halves,
     node_columns,
     popcount_children,
     read_header,
@@ -53,12 +55,12 @@ from .common import NODE_DTYPE
 
 TRIE_MAGIC = b"BOGTRIE\x00"
 TRIE_FILE = "trie.bin"
+CHUNK_NODES = 1 << 13  # nodes the checks of `TrieLexicon.load` read at a time
 
 
-@dataclass
 class TrieLexicon(Lexicon):
-    nodes: np.ndarray = field(default=None, repr=False)  # flat node words, layout.words per node
-    layout: NodeLayout = field(default=None, repr=False)
+    nodes: np.ndarray  # flat node words, layout.words per node
+    layout: NodeLayout
     format = "trie"
 
     @classmethod
@@ -67,28 +69,45 @@ class TrieLexicon(Lexicon):
         if recorded:
             verify_sha256(path, data, recorded.section)
         head = read_header(path, data, TRIE_MAGIC, "trie")
-        count, layout, charset = int(head["nodes"]), head.layout, head.charset
+        count, layout, charset = int(head.fields["nodes"]), head.layout, head.charset
         if len(head.body) != count * layout.words * NODE_DTYPE.itemsize or count < 1:
             raise DawgError(f"{path}: size does not match its node count (truncated or corrupt)")
         nodes = head.body.view(NODE_DTYPE)
-        first, mask, eow = layout.split(nodes)
-        kids = check_children(path, first, mask, layout.reserved(nodes), len(charset), 1, count, "trie node")
-        check((kids == 0) | (first > np.arange(count)), path, "trie child placed before its parent")
-        check(eow[0] == 0, path, "root marked as a word")
+        check_node_bits(path, nodes, layout, len(charset), "trie node")
         # A tree (every node but the root has one parent) whose leaves all end words: every
-        # node leads to a word, so a walk follows only prefixes of words.
-        # The child blocks tile 1..count-1 exactly when, block starts counted +1 and block ends
-        # -1 at each index, only 1 (+1) and count (-1) are left: every block end is the start
-        # of the next. (Nodes without children add +1 and -1 at 0.)
-        if count > 1:
-            tiles = np.bincount(first, minlength=count + 1) - np.bincount(first + kids, minlength=count + 1)
-            tiles[1] -= 1
-            tiles[count] += 1
-            check(tiles == 0, path, "trie node without exactly one parent (not a tree)")
-        check(eow[kids == 0] == 1, path, "trie leaf that ends no word")
-        check(eow.sum() == int(head["words"]), path, "word count in header differs from end-of-word marks")
-        lex = cls(path=path, charset=charset, word_count=int(head["words"]),
-                  max_length=int(head["max_length"]), nodes=nodes, layout=layout)
+        # node leads to a word, so a walk follows only prefixes of words. The child blocks
+        # [start, end), each inside 1..count-1, tile it exactly when they start at distinct nodes,
+        # end at distinct nodes, and the starts with count are the ends with 1: counting +1 at each
+        # start and -1 at each end then leaves +1 at 1 and -1 at count, so each node from 1 on is
+        # in one block. The checks read CHUNK_NODES nodes at a time, so that their temporaries stay
+        # small enough for malloc to reuse (a fresh page costs more than the arithmetic on it), and
+        # each is reported after the last chunk, in the order below.
+        is_start, is_end = np.zeros(count + 1, bool), np.zeros(count + 1, bool)
+        points_at_none = in_range = after_parent = leaves_end_words = True
+        with_children = words = 0
+        for lo in range(0, count, CHUNK_NODES):
+            eow, inner, start, end, chunk_points, chunk_in_range = child_ranges(
+                nodes[lo * layout.words:(lo + CHUNK_NODES) * layout.words], layout, 1, count)
+            chunk_words = np.count_nonzero(eow)
+            leaves_end_words &= chunk_words - np.count_nonzero(eow[inner]) == len(eow) - len(inner)
+            points_at_none &= chunk_points
+            in_range &= chunk_in_range
+            after_parent &= bool((start > inner + lo).all())
+            if in_range:  # else that is reported first, and the ranges may lie outside the maps
+                is_start[start] = is_end[end] = True
+            with_children += len(inner)
+            words += chunk_words
+        check(points_at_none, path, "trie node without children points at children")
+        check(in_range, path, "trie node children out of range")
+        check(after_parent, path, "trie child placed before its parent")
+        check(int(nodes[0]) >> EOW_SHIFT == 0, path, "root marked as a word")
+        is_start[count] = is_end[1] = True
+        check(np.count_nonzero(is_start) == np.count_nonzero(is_end) == with_children + 1
+              and np.array_equal(is_start, is_end), path, "trie node without exactly one parent (not a tree)")
+        check(leaves_end_words, path, "trie leaf that ends no word")
+        check(words == int(head.fields["words"]), path, "word count in header differs from end-of-word marks")
+        lex = cls(path, charset, int(head.fields["words"]), int(head.fields["max_length"]))
+        lex.nodes, lex.layout = nodes, layout
         return lex
 
     @cached_property
@@ -108,17 +127,42 @@ class TrieLexicon(Lexicon):
 
     @cached_property
     def _descents(self) -> Descents:
-        """Descents in one loop: each node's first word read once (its first child, its end of word,
-        and its letters where a node has one word); a word's number is its end node, so `has` is `number`."""
-        words, bits = np.ascontiguousarray(self.nodes).data, self._letter_bits
-        lay = self.layout
+        """Descents in one loop; a word's number is its end node, so `has` is `number`. Narrow nodes
+        are read as 32-bit halves (`narrow_halves`), others a word at a time."""
+        bits, halves, eow = self._letter_bits, narrow_halves(self.nodes, self.layout), HALF_EOW_SHIFT
+        if halves is not None:
+            def number_narrow(folded: str) -> int | None:  # `folded` is not empty
+                at, letters = 0, halves[1]
+                for letter in folded:
+                    bit = bits.get(letter)
+                    if bit is None or not letters & bit[0]:
+                        return None
+                    at = (halves[at] + (letters & bit[1]).bit_count()) << 1
+                    letters = halves[at + 1]
+                return at >> 1 if letters >> eow else None
+
+            def word_ends_narrow(folded: str) -> list[int]:
+                ends, at, letters, end = [], 0, halves[1], 0
+                for letter in folded:
+                    bit = bits.get(letter)
+                    if bit is None or not letters & bit[0]:
+                        break
+                    at = (halves[at] + (letters & bit[1]).bit_count()) << 1
+                    letters = halves[at + 1]
+                    end += 1
+                    if letters >> eow:
+                        ends.append(end)
+                return ends
+
+            return Descents(number_narrow, number_narrow, word_ends_narrow)
+        words, lay = np.ascontiguousarray(self.nodes).data, self.layout
         stride, mask_word, shift, letters_mask = lay.words, lay.mask_word, lay.mask_shift, lay.letter_mask
 
-        def number(folded: str) -> int | None:  # `folded` is not empty
+        def number(folded: str) -> int | None:
             base, head = 0, words[0]
             for letter in folded:
                 bit = bits.get(letter)
-                letters = ((words[base + mask_word] if mask_word else head) >> shift) & letters_mask
+                letters = (words[base + mask_word] >> shift) & letters_mask
                 if bit is None or not letters & bit[0]:
                     return None
                 node = (head & INDEX_MASK) + (letters & bit[1]).bit_count()
@@ -130,7 +174,7 @@ class TrieLexicon(Lexicon):
             ends, base, head = [], 0, words[0]
             for end, letter in enumerate(folded, 1):
                 bit = bits.get(letter)
-                letters = ((words[base + mask_word] if mask_word else head) >> shift) & letters_mask
+                letters = (words[base + mask_word] >> shift) & letters_mask
                 if bit is None or not letters & bit[0]:
                     break
                 base = ((head & INDEX_MASK) + (letters & bit[1]).bit_count()) * stride
