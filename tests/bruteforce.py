@@ -40,23 +40,27 @@ class Card:
         below = [at for at in self.points if at <= self.length(word)]
         return self.points[max(below)] if below else self.points[min(self.points)]
 
-    def under(self, words) -> dict[str, int]:
-        """The words that count under this card, with their points."""
-        return {w: self.score(w) for w in words if self.counts(w)}
-
 
 class Reference:
     def __init__(self, words):
         self.words = {w.strip().lower() for w in words if len(w.strip()) >= 3}
         self.prefixes = {w[:i] for w in self.words for i in range(1, len(w) + 1)}
+        self.boards: dict[tuple, frozenset[str]] = {}  # (faces, rows, cols) -> found: see `found`
 
     @classmethod
     def from_file(cls, path: Path) -> Reference:
         text = Path(path).read_text(encoding="utf-8-sig")
         return cls(w for w in text.split() if w.isalpha())
 
-    def found(self, faces: list[str], rows: int, cols: int) -> set[str]:
-        """Every word some path of the board spells."""
+    def found(self, faces: list[str], rows: int, cols: int) -> frozenset[str]:
+        """Every word some path of the board spells; kept, since tests ask again for the same boards (under
+        other rules, other formats) and every path of a big board takes a while."""
+        key = (tuple(faces), rows, cols)
+        if key not in self.boards:
+            self.boards[key] = frozenset(self._paths(faces, rows, cols))
+        return self.boards[key]
+
+    def _paths(self, faces: list[str], rows: int, cols: int) -> set[str]:
         found: set[str] = set()
 
         def extend(cell: int, used: frozenset, prefix: str) -> None:
@@ -81,4 +85,4 @@ class Reference:
 
     def found_under(self, card: Card, faces: list[str], rows: int, cols: int) -> dict[str, int]:
         """Every word on the board that counts under `card`, with its points."""
-        return card.under(self.found(faces, rows, cols))
+        return {w: card.score(w) for w in self.found(faces, rows, cols) if card.counts(w)}
