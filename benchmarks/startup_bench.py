@@ -1,23 +1,35 @@
-"""Start-up: one board end to end against the interpreter and numpy floors, measured in the same run.
+"""Start-up: one board and batches of 10,000 end to end, whole processes, against the interpreter
+and numpy floors and, where given, the C++ anchors, measured in the same run.
 
 Run from the repository root:
-    python benchmarks/startup_bench.py            # writes benchmarks/results/startup.md (about a minute)
+    python benchmarks/startup_bench.py            # writes benchmarks/results/startup.md (a few minutes)
     python benchmarks/startup_bench.py --quick    # smoke run: 3 rounds, prints the table
+    python benchmarks/startup_bench.py --hybrid ../anchors/hybrid-boggle --jpa ../anchors/jpa-boggle
+                                       # the anchors beside ours: a built checkout of each (below)
 
 Every round runs each command once, in rotating order, in a fresh
 interpreter: `python -c pass` (the interpreter's floor), `python -c "import
 numpy"` (the floor of anything that reads the lexicon with numpy), `python -c
 "import boggle_dawg.dawg_solve"` (the share of imports) and `python -m boggle_dawg.dawg_solve DIR
 BOARD` on full TWL06 (our build, default format) and on the reference JPA14
-ADTDAWG. The ratio of their medians to the numpy floor is the figure of issue
-8 (target: at most 1.6x). Interleaving gives every command the same load, so
+ADTDAWG; then `--boards` of 10,000 boards: 4x4 and 5x5 dice boards on TWL06
+(one job, the default, and two) and JPA14's random10k.txt on the reference.
+The ratio of their CPU time to the numpy floor's is the figure of issue 32
+(one board: at most 1.3x). Interleaving gives every command the same load, so
 the ratios hold on a busy machine even when the seconds do not. Where the
 imports of `boggle_dawg.dawg_solve` spend their time (`python -X importtime`) follows.
+
+The anchors, built outside the project: `--hybrid DIR`, a checkout of
+danvk/hybrid-boggle with its extension built and its venv in DIR/venv (its
+`python -m boggle.score --size 44|55 --dictionary twl06.txt FILE`, one board
+on stdin); `--jpa DIR`, a checkout of danvk/jpa-boggle with `make
+gunsofnavarone` built (run in DIR, where its .dat files are: the reference's).
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -43,6 +55,32 @@ BOARD = "RSLCSDEIAEGNTRPATESESMIDR"
 FLOOR = "numpy floor"
 
 
+def in_directory(directory: Path, command: str, stdin: str | None = None) -> list[str]:
+    """`command` (a shell line) run in `directory`, the shell replaced by it (no extra process timed)."""
+    feed = f" <<< {shlex.quote(stdin)}" if stdin else ""
+    return ["bash", "-c", f"cd {shlex.quote(str(directory))} && exec {command}{feed}"]
+
+
+def anchor_commands(hybrid: Path | None, jpa: Path | None) -> dict[str, tuple[str, list[str]]]:
+    """The C++ anchors' whole-process commands on the same inputs (see the module's docstring)."""
+    commands = {}
+    if hybrid is not None:
+        twl06 = shlex.quote(str(shared("lexicons", "twl06.txt")))
+        score = f"venv/bin/python -m boggle.score --dictionary {twl06}"
+        commands["hybrid one board"] = ("hybrid-boggle: python -m boggle.score --size 55 --dictionary twl06.txt <<< one board",
+                                        in_directory(hybrid, f"{score} --size 55", BOARD.lower()))
+        for side in (4, 5):
+            boards = shlex.quote(str(shared("bench", f"dice{side}x{side}-10k.txt")))
+            commands[f"hybrid {side}x{side}"] = (f"hybrid-boggle: python -m boggle.score --size {side}{side} "
+                                                 f"--dictionary twl06.txt dice{side}x{side}-10k.txt",
+                                                 in_directory(hybrid, f"{score} --size {side}{side} {boards}"))
+    if jpa is not None:
+        commands["jpa random10k"] = ("jpa-boggle: ./gunsofnavarone random10k.txt",
+                                     in_directory(jpa, f"./gunsofnavarone "
+                                                       f"{shlex.quote(str(shared('reference', 'jpa14', 'random10k.txt')))}"))
+    return commands
+
+
 def import_shares(module: str, count: int) -> list[tuple[float, str]]:
     """Seconds spent importing each package's own modules under `import module` (self times from
     `python -X importtime`, summed per top-level package; the standard library as one entry)."""
@@ -64,6 +102,8 @@ def import_shares(module: str, count: int) -> list[tuple[float, str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_options(parser, runs=15, max_runs=40, quick_runs=3, results="startup.md")
+    parser.add_argument("--hybrid", type=Path, help="a built danvk/hybrid-boggle checkout, to run beside ours")
+    parser.add_argument("--jpa", type=Path, help="a built danvk/jpa-boggle checkout, to run beside ours")
     args = parser.parse_args()
     repeats = repeats_from(args)
 
@@ -86,6 +126,15 @@ def main() -> None:
         "one board, reference": (f"python -m boggle_dawg.dawg_solve ../shared/reference/jpa14 {BOARD}",
                                  [*SOLVER_CLI, str(reference), BOARD]),
     }
+    for side in (4, 5):
+        boards = f"dice{side}x{side}-10k.txt"
+        for jobs in (1, 2):
+            commands[f"{side}x{side}, {jobs} jobs"] = (
+                f"python -m boggle_dawg.dawg_solve TWL06-26 --boards {boards} -q" + (f" --jobs {jobs}" if jobs > 1 else ""),
+                [*SOLVER_CLI, str(twl06), "--boards", str(shared("bench", boards)), "-q", "--jobs", str(jobs)])
+    commands["random10k"] = ("python -m boggle_dawg.dawg_solve ../shared/reference/jpa14 --boards random10k.txt -q",
+                             [*SOLVER_CLI, str(reference), "--boards", str(reference / "random10k.txt"), "-q"])
+    commands.update(anchor_commands(args.hybrid, args.jpa))
     before = load_average()
     series = measure_commands({name: command for name, (_, command) in commands.items()}, repeats)
     after = load_average()
@@ -99,7 +148,10 @@ def main() -> None:
         "runs each command once, in rotating order, so all of them see the same load. The OS file cache "
         "is warm (each command ran once before timing), and our modules' bytecode is compiled first "
         "(`python -m compileall solver boggle_dawg`), as installing the package or a first run writes it and as numpy's is; "
-        "one board needs no compiled code (no numba). "
+        "one board needs no compiled code (no numba), a batch on one job loads the driver compiled ahead "
+        "of time (no numba; built by the untimed first run), two jobs load numba and its cached drivers. "
+        "Both programs run numpy with one OpenBLAS thread unless told otherwise (`OPENBLAS_NUM_THREADS`; "
+        "the floors keep numpy's default). "
         "TWL06-26 is our build of `../shared/lexicons/twl06.txt` (`python -m boggle_dawg.dawgc_cli build ... --out "
         "TWL06-26`, every format; the CLI opens the default, the trie). The last four columns divide "
         "each command's min, median and max wall time and its median CPU time (user + system seconds) by "

@@ -37,6 +37,11 @@ PLACEHOLDERS = {"str": "TEXT", "text": "TEXT", "int": "INTEGER", "integer": "INT
                 "path": "PATH", "filename": "PATH"}
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 
+# numpy starts OpenBLAS's thread pool when it is imported (about 0.05 CPU-s: a third of a one-board run's
+# CPU beyond the interpreter's, an eighth of scoring 10,000 boards), and no command multiplies matrices:
+# both programs import this module before numpy, so they run with one BLAS thread unless the user set one.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 
 class UsageError(DawgError):
     """A command line that cannot be run as given: wrong arguments or an option value out of range

@@ -14,12 +14,9 @@ format's batch word lookup too.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import shutil
 import threading
 from collections.abc import Callable
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -28,9 +25,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from . import layout
 from . import walk_kernels as k
-from .user_cache import cache_root
+from .user_cache import kernel_cache_dir
 
 # Every compiled entry point: cached on disk, GIL released (threads score in parallel), numpy's
 # error model (a division by zero gives inf or 0 instead of raising, so no check in the hot loops).
@@ -44,22 +40,6 @@ def kernel(func: Callable | None = None, /, **options) -> Callable:
     """numba.njit with KERNEL_OPTIONS, plus a kernel's own `options` (such as inline="always");
     `@kernel` or `@kernel(...)`."""
     return numba.njit(func, **KERNEL_OPTIONS, **options)
-
-
-def _cache_dir(walk: Callable) -> Path:
-    """Where numba caches the driver of `walk`: a directory named after the contents of
-    walk_kernels.py, layout.py (whose bit fields the walks compile in), this file and the walk's
-    module. numba stamps a cached function with its own file only, and the driver compiles
-    those files' code into itself, so a change to any of them must not find an old cache.
-    Older caches of the same walk are removed."""
-    sources = [Path(k.__file__), Path(layout.__file__), Path(__file__), Path(inspect.getfile(walk))]
-    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()[:16]
-    name = f"{walk.__module__}.{walk.__qualname__}"
-    here = cache_root() / "numba" / f"{name}-{digest}"
-    if not here.is_dir() and here.parent.is_dir():
-        for old in here.parent.glob(f"{name}-*"):
-            shutil.rmtree(old, ignore_errors=True)
-    return here
 
 
 @intrinsic
@@ -121,8 +101,16 @@ def _lowest_bit(x):
     return lambda x: _cttz(x)
 
 
+_in_place: set[Callable] = set()
+
+
 def _compiled_in_place(func):
-    """Let compiled kernels call the plain function `func`, compiled where it is used."""
+    """Let compiled kernels call the plain function `func`, compiled where it is used (once per function:
+    both the driver compiled here and the one compiled ahead of time ask for their walk)."""
+    if func in _in_place:
+        return
+    _in_place.add(func)
+
     def typer(*args):
         return func
 
@@ -134,8 +122,9 @@ for _func in (k.prepare_board, k.neighbours_with, k.record, k.listing_full, k.li
     _compiled_in_place(_func)
 
 
-def _driver(walk: Callable) -> Callable:
-    """The batch driver of `walk`, compiled (or loaded from the disk cache)."""
+def batch_function(walk: Callable) -> Callable:
+    """The batch driver of `walk` as a plain function, for numba to compile: here (`batch_driver`) or
+    ahead of time (`solver.aot`)."""
     _compiled_in_place(walk)
 
     def batch(inputs, boards, code_len, nbr_bits, card, stack, stamps, first_stamp, scores):
@@ -150,14 +139,14 @@ def _driver(walk: Callable) -> Callable:
             scores[b] = walk(*inputs, boards[b], cell_len, nbr_mask, near, card, stack, stamps, first_stamp + b,
                              found, 0, 0, count)
 
-    return _in_walk_cache(walk, batch)
+    return batch
 
 
 def _in_walk_cache(walk: Callable, func: Callable) -> Callable:
-    """`func`, which compiles `walk` in, compiled into the walk's cache directory (`_cache_dir`)."""
+    """`func`, which compiles `walk` in, compiled into the walk's cache directory (`kernel_cache_dir`)."""
     # numba picks a cached function's directory when it is decorated: the walk's own, then restore.
     user_cache_dir = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = str(_cache_dir(walk))
+    numba.config.CACHE_DIR = str(kernel_cache_dir("numba", walk))
     try:
         return kernel(func)
     finally:
@@ -175,7 +164,7 @@ def batch_driver(walk: Callable) -> Callable:
     charset's `code_lengths`."""
     with _drivers_lock:
         if walk not in _drivers:
-            _drivers[walk] = _driver(walk)
+            _drivers[walk] = _in_walk_cache(walk, batch_function(walk))
         return _drivers[walk]
 
 

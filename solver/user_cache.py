@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -12,3 +15,24 @@ def cache_root() -> Path:
         return Path(os.environ["BOGGLE_DAWG_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "boggle-dawg"
+
+
+# What every compiled batch driver compiles into itself besides its format's module: the walks' shared
+# helpers, the bit fields they read, and the numba overloads and driver code (jit.py).
+_KERNEL_SOURCES = ("walk_kernels.py", "layout.py", "jit.py")
+
+
+def kernel_cache_dir(kind: str, walk: Callable, *sources: str) -> Path:
+    """Where compiled code of the format walk `walk` is kept: cache_root()/kind/<the walk's name>-<a digest
+    of every source compiled into it>: _KERNEL_SOURCES, the walk's own module and `sources` (more files
+    of solver/). numba and the linker stamp compiled code with one file at most, so a change to any of
+    them must not find old code. Older directories of the same walk are removed."""
+    here = Path(__file__).parent
+    paths = [here / name for name in (*_KERNEL_SOURCES, *sources)] + [Path(walk.__code__.co_filename)]
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in paths)).hexdigest()[:16]
+    name = f"{walk.__module__}.{walk.__qualname__}"
+    where = cache_root() / kind / f"{name}-{digest}"
+    if not where.is_dir() and where.parent.is_dir():
+        for old in where.parent.glob(f"{name}-*"):
+            shutil.rmtree(old, ignore_errors=True)
+    return where

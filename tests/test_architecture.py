@@ -4,6 +4,7 @@ import circle, the library never prints, and the package list installs every fol
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 import tomllib
@@ -205,3 +206,20 @@ def test_opening_a_lexicon_imports_no_board_code(make_lexicon):
     for module in ("boggle_dawg.solver.board", "boggle_dawg.solver.rules", "boggle_dawg.solver.language",
                    "tomllib", "dataclasses"):
         assert module not in loaded, f"{module} is imported to open a lexicon"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir() or (os.cpu_count() or 1) < 2,
+                    reason="counts threads in /proc (Linux), of a pool that has one per core at most")
+@pytest.mark.parametrize("given", [None, "2"])
+def test_the_programs_run_numpy_with_one_blas_thread_unless_told(given):
+    """Both programs import cli_common before numpy, and it asks OpenBLAS for one thread (its pool costs
+    a third of a one-board run's CPU beyond the interpreter, and no command multiplies matrices); a
+    user's own setting stands. Counted as the threads of a process that imported the program and numpy."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given:
+        env["OPENBLAS_NUM_THREADS"] = given
+    for program in ("boggle_dawg.dawg_solve", "boggle_dawg.dawgc_cli"):
+        code = f"import os, {program}, numpy; print(len(os.listdir('/proc/self/task')))"
+        run = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
+                             timeout=60)
+        assert run.stdout.strip() == (given or "1"), (program, run.stderr)

@@ -9,11 +9,11 @@ import threading
 import numpy as np
 import pytest
 
-from boggle_dawg.solver import jit
 from boggle_dawg.solver.backends import (
     BACKENDS,
     Backend,
     choose_backend,
+    cpu,
     cuda_available,
     devices,
     open_scorer,
@@ -36,21 +36,26 @@ def lexicon(make_lexicon):
 
 
 def _threads_entering_the_kernel(monkeypatch, lex) -> tuple[set[int], list[threading.Barrier]]:
-    """Record the thread of every call of the lexicon's compiled batch driver. While a barrier is
-    in the returned list, each thread's first call waits at it, so a pool must start that many
-    threads (an idle thread would otherwise take the next chunk on a busy machine)."""
+    """Record the thread of every call of the lexicon's compiled batch driver. While a barrier is in the
+    returned list, each thread's first call waits at it, so a pool must start that many threads (an idle
+    thread would otherwise take the next chunk on a busy machine)."""
     entered: set[int] = set()
     gates: list[threading.Barrier] = []
-    driver = jit.batch_driver(lex.walk.board_kernel)
+    choose = cpu._driver
 
-    def recording(*args):
-        first_call = threading.get_ident() not in entered
-        entered.add(threading.get_ident())
-        if first_call and gates:
-            gates[0].wait()
-        return driver(*args)
+    def recording_driver(walk, example):
+        driver = choose(walk, example)
 
-    monkeypatch.setitem(jit._drivers, lex.walk.board_kernel, recording)
+        def recording(*args):
+            first_call = threading.get_ident() not in entered
+            entered.add(threading.get_ident())
+            if first_call and gates:
+                gates[0].wait()
+            return driver(*args)
+
+        return recording
+
+    monkeypatch.setattr(cpu, "_driver", recording_driver)
     return entered, gates
 
 

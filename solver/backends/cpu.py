@@ -1,4 +1,5 @@
-"""The CPU backend: the numba-compiled batch drivers on a pool of exactly `jobs` threads.
+"""The CPU backend: the compiled batch drivers on a pool of exactly `jobs` threads (those compiled
+ahead of time where they can be built, which spares the process numba's import, else numba's).
 
 Each thread scores its own chunks of boards with its own stamps, because the
 drivers release the GIL. The calling thread only hands out chunks and waits:
@@ -103,6 +104,19 @@ class Workers:
         self._threads = []
 
 
+def _driver(walk: Walk, example: tuple) -> Callable:
+    """The compiled batch driver of `walk`, given its arguments' types by `example`: the one compiled
+    ahead of time where there is one (`solver.aot`: no numba import), else numba's. Both release the GIL."""
+    from .. import aot
+
+    driver = aot.batch_driver(walk.board_kernel, example)
+    if driver is not None:
+        return driver
+    from .. import jit
+
+    return jit.batch_driver(walk.board_kernel)
+
+
 def score_in_threads(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset,
                      rules: Rules, workers: Workers, progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Scores under `rules` of boards given as a (B, cells) array of letter indices (NO_LETTER =
@@ -111,8 +125,6 @@ def score_in_threads(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, in
     The boards are cut into chunks, at least four per thread so that threads finish
     together, at most CHUNK boards so that progress is reported often.
     """
-    from .. import jit
-
     shape, codes = checked_codes(codes, shape, charset)
     if len(codes) == 0:
         return np.zeros(0, np.int64)
@@ -120,7 +132,8 @@ def score_in_threads(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, in
     code_len = rules.code_lengths(charset)
     card = rules.card(shape.cells * charset.cell_letters)
     scores = np.zeros(len(codes), np.int64)
-    batch = jit.batch_driver(walk.board_kernel)
+    batch = _driver(walk, (walk.inputs, codes[:1], code_len, bits, card, _scratch.stack, _scratch.stamps, 1,
+                           scores[:1]))
 
     def run(lo: int, hi: int) -> int:
         first_stamp = _scratch.take(walk.id_count, hi - lo)

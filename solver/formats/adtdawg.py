@@ -139,9 +139,11 @@ class AdtLexicon(Lexicon):
         check(tracking <= limit, p3, f"tracking number above {limit}: more words than the walk's "
                f"{TRACKING_DTYPE.itemsize * 8}-bit word numbers can count")
         words = eow + np.where(first > 0, tracking[first], 0)
-        blocks = np.unique(np.column_stack([first, nk])[first > 0], axis=0)
-        starts = np.r_[1, blocks[:, 0]]
-        lengths = np.r_[len(self.charset), blocks[:, 1]]
+        # The child blocks, each (first child, children) once, in that order: unique keys first * 64 + children
+        # (a block has fewer than 64 children), a sort of integers rather than of rows.
+        blocks = np.unique((first * 64 + nk)[first > 0])
+        starts = np.r_[1, blocks >> 6]
+        lengths = np.r_[len(self.charset), blocks & 63]
         at = spans(starts, lengths)
         last = np.zeros(len(at), bool)
         last[np.cumsum(lengths) - 1] = True

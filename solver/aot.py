@@ -1,0 +1,156 @@
+"""Batch drivers compiled ahead of time: `jit.batch_function`'s drivers built by numba.pycc into
+extension modules in the user cache, which load without importing numba.
+
+A process that scores a batch then skips numba's import and its cache loading
+(about 0.3 CPU-s, more than scoring 10,000 4x4 boards takes). A driver is built
+the first time a batch asks for it: once per user, per version of the sources
+compiled into it (`kernel_cache_dir`), per machine (it is compiled for this
+CPU) and per types of its arguments (the extension trusts the types it was
+built for, so they are part of its name). Building imports numba; loading
+never does. The driver releases the GIL as numba's own do, so threads score
+in parallel and the waiting caller takes Ctrl-C. A build that fails (no C
+compiler, a numba without pycc) leaves its reason in the cache and batches on
+numba's drivers (`jit.batch_driver`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import platform
+import shutil
+import sys
+import sysconfig
+import tempfile
+import threading
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from .user_cache import kernel_cache_dir
+
+CACHE_KIND = "aot"
+
+
+def _machine() -> str:
+    """What the compiled code depends on besides its sources and argument types: the instruction set
+    it may use (Linux: the CPU's flags), the interpreter's extension ABI and numpy's version."""
+    flags = ""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
+            flags = next((line for line in info if line.startswith("flags")), "")
+    except OSError:
+        pass
+    return "|".join((platform.machine(), flags, sysconfig.get_config_var("EXT_SUFFIX") or "", np.__version__))
+
+
+def type_key(value: object) -> str | None:
+    """The numba type of a driver argument, in words numba need not be loaded to write: an array's
+    dtype, dimensions, contiguity and writability, an int's int64; None for what the drivers never take."""
+    if isinstance(value, np.ndarray):
+        layout = "C" if value.flags.c_contiguous else "A"
+        return f"{value.dtype.str}{value.ndim}{layout}{'' if value.flags.writeable else 'r'}"
+    if isinstance(value, tuple):
+        keys = [type_key(v) for v in value]
+        return None if None in keys else f"({','.join(keys)})"  # type: ignore[arg-type]
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return "i8" if isinstance(value, int) else np.dtype(type(value)).str
+    return None
+
+
+_loaded: dict[tuple[Callable, str], Callable | None] = {}
+_lock = threading.Lock()  # held while a driver loads or builds: one build at a time (see _build's flags)
+
+
+def batch_driver(walk: Callable, example: tuple) -> Callable | None:
+    """The ahead-of-time driver of the format walk `walk` for arguments typed as `example` (a full
+    argument tuple of `jit.batch_driver`'s driver), built first if need be; None where there is none
+    (numba's JIT disabled, a failed build, an argument type the drivers never take)."""
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+        return None  # kernels run as Python: so must the driver
+    key = type_key(example)
+    if key is None:
+        return None
+    with _lock:
+        if (walk, key) not in _loaded:
+            _loaded[walk, key] = _load_or_build(walk, example, key)
+        return _loaded[walk, key]
+
+
+def _load_or_build(walk: Callable, example: tuple, key: str) -> Callable | None:
+    digest = hashlib.sha256(f"{key}|{_machine()}".encode()).hexdigest()[:16]
+    name = f"{walk.__name__}_{digest}"
+    try:
+        where = kernel_cache_dir(CACHE_KIND, walk, "aot.py")
+        path = where / f"{name}{sysconfig.get_config_var('EXT_SUFFIX')}"
+        failed = where / f"{name}.failed"
+        if failed.exists():
+            return None
+        if not path.exists():
+            where.mkdir(parents=True, exist_ok=True)
+            try:
+                _build(walk, example, name, where, path)
+            except Exception as err:  # noqa: BLE001 (any failure of pycc or the C compiler: numba's drivers remain)
+                failed.write_text(f"{type(err).__name__}: {err}\n", encoding="utf-8")
+                return None
+        return _import(name, path).batch
+    except (OSError, ImportError):  # a cache that cannot be written or read: numba's drivers remain
+        return None
+
+
+def _build(walk: Callable, example: tuple, name: str, where: Path, path: Path) -> None:
+    """Compile the driver into `path`, by way of a private directory, so that a reader sees the whole
+    extension or none (two processes that build at once both succeed, the last one's file stays)."""
+    import numba
+    from numba import types
+
+    from . import jit
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pycc's pending deprecation: it is still numba's AOT compiler
+        from numba.pycc import CC
+        from numba.pycc import compiler as pycc_compiler
+
+    class ReleasingTheGil(pycc_compiler.Flags):
+        """pycc's compilation flags with the GIL released around the driver, as KERNEL_OPTIONS' nogil
+        does for numba's: threads score in parallel, and a caller waiting for a board takes Ctrl-C."""
+
+        __slots__ = ()
+
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.release_gil = True
+
+    building = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=where))
+    try:
+        compiler = CC(name)
+        compiler.output_dir = str(building)
+        compiler.target_cpu = "host"
+        compiler.export("batch", types.void(*(numba.typeof(value) for value in example)))(jit.batch_function(walk))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            # pycc reads its flags class from its module when it compiles: replaced for this build only
+            pycc_compiler.Flags, plain = ReleasingTheGil, pycc_compiler.Flags
+            try:
+                compiler.compile()
+            finally:
+                pycc_compiler.Flags = plain
+        os.replace(building / path.name, path)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+
+
+def _import(name: str, path: Path):
+    """The extension module at `path`."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[name] = module
+    return module

@@ -1,0 +1,116 @@
+"""The batch drivers compiled ahead of time: the same scores as numba's drivers, a process that scores
+batches without importing numba, and numba's drivers wherever there is none."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from boggle_dawg.solver import aot, jit
+from boggle_dawg.solver.backends import cpu
+from boggle_dawg.solver.lexicon import open_lexicon
+
+from bruteforce import Reference
+from support import REPO
+
+WORDS = ["tea", "teas", "eat", "eats", "seat", "set", "sets", "test", "tests", "state", "taste", "east", "quest"]
+FORMATS = ("trie", "dawg", "adtdawg")
+
+
+def _boards(count: int, side: int = 4) -> list[str]:
+    rng = np.random.default_rng(11)
+    return ["".join(rng.choice(list("aestlq"), side * side)) for _ in range(count)]
+
+
+@pytest.fixture
+def isolated_cache(tmp_path, monkeypatch):
+    """A user cache of this test's own, and no driver loaded or built before it in this process."""
+    monkeypatch.setenv("BOGGLE_DAWG_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(aot, "_loaded", {})
+    return tmp_path / "cache"
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_scores_as_numbas_drivers(make_lexicon, fmt, monkeypatch):
+    lex = open_lexicon(make_lexicon(WORDS), fmt)
+    batches = {side: _boards(600, side) for side in (3, 4, 5)}
+    ahead = {(side, jobs): lex.score_many(texts, jobs=jobs).tolist() for side, texts in batches.items()
+             for jobs in (1, 2)}
+    monkeypatch.setattr(aot, "batch_driver", lambda walk, example: None)
+    assert ahead == {(side, jobs): lex.score_many(texts, jobs=jobs).tolist() for side, texts in batches.items()
+                     for jobs in (1, 2)}
+
+
+@pytest.mark.slow
+def test_a_batch_never_imports_numba(make_lexicon):
+    """A fresh process scores its batches with the driver compiled ahead of time, on one thread or two."""
+    directory = make_lexicon(WORDS)
+    script = ("import sys, json\n"
+              "from boggle_dawg.solver.lexicon import open_lexicon\n"
+              f"lex = open_lexicon({str(directory)!r}, 'dawg')\n"
+              f"scores = lex.score_many({_boards(300)!r}, jobs=int(sys.argv[1])).tolist()\n"
+              "print(json.dumps([scores, 'numba' in sys.modules]))\n")
+
+    def run(jobs: int) -> tuple[list[int], bool]:
+        done = subprocess.run([sys.executable, "-c", script, str(jobs)], capture_output=True, text=True, check=True,
+                              cwd=REPO)
+        return tuple(json.loads(done.stdout))
+
+    run(1)  # builds the driver if this user's cache has none yet (the build imports numba)
+    (one_thread, numba_on_one), (two_threads, numba_on_two) = run(1), run(2)
+    assert not numba_on_one and not numba_on_two
+    assert one_thread == two_threads
+
+
+def test_a_failed_build_leaves_numba_and_its_reason(make_lexicon, isolated_cache, monkeypatch):
+    lex = open_lexicon(make_lexicon(WORDS), "trie")
+    texts = _boards(200)
+    reference = Reference(WORDS)
+    expected = [reference.score(["qu" if c == "q" else c for c in text], 4, 4) for text in texts]
+
+    def no_compiler(*args):
+        raise OSError("no C compiler here")
+
+    monkeypatch.setattr(aot, "_build", no_compiler)
+    chosen = []
+    choose = cpu._driver
+    monkeypatch.setattr(cpu, "_driver", lambda walk, example: chosen.append(d := choose(walk, example)) or d)
+    assert lex.score_many(texts, jobs=1).tolist() == expected
+    assert chosen == [jit.batch_driver(lex.walk.board_kernel)]
+    [reason] = isolated_cache.rglob("*.failed")
+    assert reason.read_text() == "OSError: no C compiler here\n"
+    monkeypatch.setattr(aot, "_loaded", {})
+    monkeypatch.setattr(aot, "_build", lambda *args: pytest.fail("built again after a failed build"))
+    assert lex.score_many(texts, jobs=2).tolist() == expected  # the reason is read, nothing is built again
+
+
+def test_each_argument_type_has_its_own_driver():
+    """The extension trusts the types it was built for: any difference must name another one."""
+    writable = np.zeros(4, np.int64)
+    readonly = writable.copy()
+    readonly.flags.writeable = False
+    keys = {aot.type_key(value) for value in (writable, readonly, writable.astype(np.uint32), np.zeros((2, 2)),
+                                              np.zeros((2, 4))[:, ::2], 7, np.uint32(7))}
+    assert len(keys) == 7 and None not in keys
+    assert aot.type_key((writable, (readonly, 3))) == f"({aot.type_key(writable)},({aot.type_key(readonly)},i8))"
+    assert aot.type_key("text") is None and aot.type_key((writable, 1.5)) is None and aot.type_key(True) is None
+
+
+def test_no_driver_where_the_kernels_run_as_python(monkeypatch, make_lexicon):
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+    lex = open_lexicon(make_lexicon(WORDS), "trie")
+    assert aot.batch_driver(lex.walk.board_kernel, (np.zeros(1, np.int64),)) is None
+
+
+@pytest.mark.slow
+def test_the_cache_is_named_after_every_source_compiled_in(isolated_cache, make_lexicon):
+    lex = open_lexicon(make_lexicon(WORDS), "adtdawg")
+    lex.score_many(_boards(10), jobs=1)
+    [built] = (isolated_cache / aot.CACHE_KIND).iterdir()
+    assert built.name.startswith("boggle_dawg.solver.formats.adtdawg.")
+    assert len(list(built.glob("*.so"))) + len(list(built.glob("*.pyd"))) == 1
+    assert not list(built.glob(".*")), "a build's private directory was left behind"
