@@ -168,6 +168,15 @@ def main() -> None:
                      f"{cpu.median:.3f} | {seconds.min / floor.min:.2f}x | {seconds.median / floor.median:.2f}x | "
                      f"{seconds.max / floor.max:.2f}x | {cpu.median / floor_cpu.median:.2f}x |")
         print(f"{name}: {seconds.median:.3f} s median ({seconds.min:.3f}-{seconds.max:.3f})", file=sys.stderr)
+    pairs = [("one board, TWL06", "hybrid one board", "one board, hybrid-boggle's (5x5, on stdin)"),
+             ("4x4, 1 jobs", "hybrid 4x4", "10,000 4x4 dice boards, hybrid-boggle's"),
+             ("5x5, 1 jobs", "hybrid 5x5", "10,000 5x5 dice boards, hybrid-boggle's"),
+             ("random10k", "jpa random10k", "random10k.txt on the reference, jpa-boggle's")]
+    ratios = [f"{what}: {series[ours].cpu_seconds().median / series[theirs].cpu_seconds().median:.2f}x"
+              for ours, theirs, what in pairs if theirs in series]
+    if ratios:
+        lines += ["", "Our whole process against the anchor's, median CPU time, same rounds (below 1: ours "
+                  "takes less): " + "; ".join(ratios) + "."]
     imports = series["imports"].seconds().median - series["interpreter floor"].seconds().median
     board = series["one board, TWL06"].seconds().median
     lines += [

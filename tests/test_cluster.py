@@ -575,6 +575,16 @@ def _cli_prove(lexicon_dir, *args, timeout=120):
                    str(PROVE_SCORE), "--classes", PROVE_CLASSES, "--json", "-q", *args, timeout=timeout)
 
 
+@pytest.fixture(scope="module")
+def finished_proof_checkpoint(cluster, lexicon_dir, proof_reference, tmp_path_factory) -> bytes:
+    """The checkpoint of a whole `prove --scheduler` run, for the tests that resume copies of it cut or edited."""
+    path = tmp_path_factory.mktemp("finished-proof") / "proof.ckpt"
+    proc = _cli_prove(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert _proof_answer(json.loads(proc.stdout)) == _proof_reference_answer(proof_reference)
+    return path.read_bytes()
+
+
 def _proof_answer(data: dict) -> tuple:
     return data["boards"], data["classes"], data["bounds"], data["scored"]
 
@@ -623,11 +633,10 @@ def test_a_proof_survives_a_killed_worker(cluster, lexicon, proof_reference):
     assert (result.boards, result.nodes) == (proof_reference.boards, proof_reference.nodes)
 
 
-def test_a_truncated_proof_checkpoint_is_resumed_and_another_refused(cluster, lexicon_dir, proof_reference, tmp_path):
+def test_a_truncated_proof_checkpoint_is_resumed_and_another_refused(cluster, lexicon_dir, proof_reference,
+                                                                      finished_proof_checkpoint, tmp_path):
     path = tmp_path / "proof.ckpt"
-    proc = _cli_prove(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path))
-    assert proc.returncode == 0, proc.stderr
-    whole = path.read_bytes()
+    whole = finished_proof_checkpoint
     path.write_bytes(whole[:len(whole) * 2 // 3])  # cut inside a record
     assert read_checkpoint(path).torn
     proc = _cli_prove(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path), "--resume")
@@ -649,12 +658,10 @@ def test_a_truncated_proof_checkpoint_is_resumed_and_another_refused(cluster, le
     ("class_id", None, "field record.class_id: expected an integer"),
     ("note", "added by hand", "field record.note: expected no such field (edited?)"),
 ])
-def test_a_hand_edited_proof_record_is_refused_naming_line_and_field(cluster, lexicon_dir, proof_reference, tmp_path,
-                                                                      field, value, fragment):
+def test_a_hand_edited_proof_record_is_refused_naming_line_and_field(cluster, lexicon_dir, finished_proof_checkpoint,
+                                                                      tmp_path, field, value, fragment):
     path = tmp_path / "proof.ckpt"
-    proc = _cli_prove(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path))
-    assert proc.returncode == 0, proc.stderr
-    lines = path.read_bytes().splitlines(keepends=True)
+    lines = finished_proof_checkpoint.splitlines(keepends=True)
     item = json.loads(lines[5])
     lines[5] = record_line(item["task"], {**item["record"], field: value})  # the checksum made to match
     path.write_bytes(b"".join(lines))
