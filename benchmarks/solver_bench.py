@@ -16,11 +16,19 @@ hits them all alike. The C and C++ baselines in benchmarks/baselines (our own
 implementations of the seed-000 ADTDAWG solver and of a classic 26-way trie
 solver) run on the same boards and their scores are checked against ours in
 every round. The one-board start-up time is benchmarks/startup_bench.py.
+
+`--hybrid DIR` adds the dice workloads' anchor of issue 32: danvk/hybrid-boggle's
+`python -m boggle.score` (its C++ Boggler through pybind11), a checkout with its
+extension built and its venv in DIR/venv; its figure is the rate it prints for
+its own scoring loop (a call and a print per board, loading not timed), and
+its scores are checked against ours in every round.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -46,6 +54,7 @@ from common import (
 )
 
 BARS = {"random10k.txt": 21_000, "dice4x4-10k.txt": 46_000, "dice5x5-10k.txt": 15_200}
+HYBRID = "hybrid-boggle `boggle.score` (C++ via pybind11, -O3 -march=native)"
 
 
 def build(source: Path, charset: str, out: Path) -> Path:
@@ -77,11 +86,30 @@ def baseline(exe: Path, args: list[str], boards: list[str], expected: list[np.nd
     return measurement
 
 
+HYBRID_RATE = re.compile(r"(\d+) boards in [0-9.]+s = ([0-9.]+) boards/s")
+
+
+def hybrid(directory: Path, side: int, boards_file: str, boards: list[str], expected: list[np.ndarray]):
+    """A measurement of hybrid-boggle's `boggle.score` on full TWL06: the rate it prints for its loop."""
+    command = [str(directory / "venv" / "bin" / "python"), "-m", "boggle.score", "--size", f"{side}{side}",
+               "--dictionary", str(shared("lexicons", "twl06.txt")), boards_file]
+
+    def measurement() -> Run:
+        done = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600, check=True)
+        rate = HYBRID_RATE.search(done.stderr)
+        scores = [int(line.rsplit(":", 1)[1]) for line in done.stdout.splitlines()]
+        if rate is None or int(rate[1]) != len(boards) or (expected and scores != expected[0].tolist()):
+            sys.exit(f"hybrid-boggle: no rate line, or scores that differ from ours: {done.stderr[-300:]}")
+        return Run(len(boards) / float(rate[2]))
+    return measurement
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_options(parser, runs=5, max_runs=12, quick_runs=2, results="solver.md")
     parser.add_argument("--boards", type=int, default=None,
                         help="use the first N boards of each file (default all; 2,000 with --quick)")
+    parser.add_argument("--hybrid", type=Path, help="a built danvk/hybrid-boggle checkout: its scorer beside ours")
     args = parser.parse_args()
     if args.quick and args.boards is None:
         args.boards = 2_000
@@ -128,6 +156,9 @@ def main() -> None:
             for jobs in (1, 2):
                 measurements[(name, jobs)] = ours(lex, boards, jobs, expected)
         measurements[(base_name, 1)] = baseline(base_exe, [*base_args, board_arg], boards, expected)
+        side = int(len(boards[0]) ** 0.5)
+        if args.hybrid is not None and boards_file.name.startswith("dice"):
+            measurements[(HYBRID, 1)] = hybrid(args.hybrid.resolve(), side, board_arg, boards, expected)
 
         print(f"{boards_file.name}: {len(measurements)} measurements", file=sys.stderr)
         before = load_average()
@@ -148,6 +179,11 @@ def main() -> None:
                          f"{'' if share is None else f'{share:.2f}'} | {rates.median / bar:.2f}x | {scaling} |")
             print(f"  {name}, {jobs} job(s): {rates.median:,.0f} boards/s median "
                   f"({rates.min:,.0f}-{rates.max:,.0f})", file=sys.stderr)
+        if (HYBRID, 1) in series:
+            theirs = series[(HYBRID, 1)].rates(len(boards)).median
+            lines += ["", "Ours against hybrid-boggle, median rates of the same rounds: " + "; ".join(
+                f"{name}, {jobs} {'job' if jobs == 1 else 'jobs'}: {s.rates(len(boards)).median / theirs:.2f}x"
+                for (name, jobs), s in series.items() if name not in (HYBRID, base_name)) + "."]
         lines += ["", f"Baseline scores agree with ours on all {len(boards):,} boards in every run.", "",
                   conditions.note(before, after), ""]
         sections += lines
