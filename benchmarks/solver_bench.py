@@ -21,7 +21,10 @@ every round. The one-board start-up time is benchmarks/startup_bench.py.
 `python -m boggle.score` (its C++ Boggler through pybind11), a checkout with its
 extension built and its venv in DIR/venv; its figure is the rate it prints for
 its own scoring loop (a call and a print per board, loading not timed), and
-its scores are checked against ours in every round.
+its scores are checked against ours in every round. `--jpa DIR` adds the JPA14
+workload's: danvk/jpa-boggle's `gunsofnavarone` (built with `make gunsofnavarone`
+in DIR, run there beside the reference's .dat files), the rate it prints for
+its scoring loop, its total score checked against the sum of ours.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from common import (
 
 BARS = {"random10k.txt": 21_000, "dice4x4-10k.txt": 46_000, "dice5x5-10k.txt": 15_200}
 HYBRID = "hybrid-boggle `boggle.score` (C++ via pybind11, -O3 -march=native)"
+JPA = "jpa-boggle `gunsofnavarone` (C++, -O3)"
 
 
 def build(source: Path, charset: str, out: Path) -> Path:
@@ -89,7 +93,7 @@ def baseline(exe: Path, args: list[str], boards: list[str], expected: list[np.nd
 HYBRID_RATE = re.compile(r"(\d+) boards in [0-9.]+s = ([0-9.]+) boards/s")
 
 
-def hybrid(directory: Path, side: int, boards_file: str, boards: list[str], expected: list[np.ndarray]):
+def hybrid_boggle(directory: Path, side: int, boards_file: str, boards: list[str], expected: list[np.ndarray]):
     """A measurement of hybrid-boggle's `boggle.score` on full TWL06: the rate it prints for its loop."""
     command = [str(directory / "venv" / "bin" / "python"), "-m", "boggle.score", "--size", f"{side}{side}",
                "--dictionary", str(shared("lexicons", "twl06.txt")), boards_file]
@@ -104,12 +108,30 @@ def hybrid(directory: Path, side: int, boards_file: str, boards: list[str], expe
     return measurement
 
 
+JPA_RATE = re.compile(r"Scored (\d+) boards in [0-9.]+ seconds \(([0-9.]+) boards/second\)")
+JPA_TOTAL = re.compile(r"Total score: (\d+)")
+
+
+def jpa_boggle(directory: Path, boards_file: str, boards: list[str], expected: list[np.ndarray]):
+    """A measurement of jpa-boggle's `gunsofnavarone` on the reference files: the rate it prints for its loop."""
+    def measurement() -> Run:
+        done = subprocess.run(["./gunsofnavarone", boards_file], cwd=directory, capture_output=True, text=True,
+                              timeout=600, check=True)
+        rate, total = JPA_RATE.search(done.stderr), JPA_TOTAL.search(done.stdout)
+        if rate is None or total is None or int(rate[1]) != len(boards) or \
+                (expected and int(total[1]) != int(expected[0].sum())):
+            sys.exit(f"jpa-boggle: no rate or total line, or a total that differs from ours: {done.stderr[-300:]}")
+        return Run(len(boards) / float(rate[2]))
+    return measurement
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_options(parser, runs=5, max_runs=12, quick_runs=2, results="solver.md")
     parser.add_argument("--boards", type=int, default=None,
                         help="use the first N boards of each file (default all; 2,000 with --quick)")
     parser.add_argument("--hybrid", type=Path, help="a built danvk/hybrid-boggle checkout: its scorer beside ours")
+    parser.add_argument("--jpa", type=Path, help="a built danvk/jpa-boggle checkout: its solver beside ours")
     args = parser.parse_args()
     if args.quick and args.boards is None:
         args.boards = 2_000
@@ -158,7 +180,9 @@ def main() -> None:
         measurements[(base_name, 1)] = baseline(base_exe, [*base_args, board_arg], boards, expected)
         side = int(len(boards[0]) ** 0.5)
         if args.hybrid is not None and boards_file.name.startswith("dice"):
-            measurements[(HYBRID, 1)] = hybrid(args.hybrid.resolve(), side, board_arg, boards, expected)
+            measurements[(HYBRID, 1)] = hybrid_boggle(args.hybrid.resolve(), side, board_arg, boards, expected)
+        if args.jpa is not None and boards_file.name == "random10k.txt":
+            measurements[(JPA, 1)] = jpa_boggle(args.jpa.resolve(), board_arg, boards, expected)
 
         print(f"{boards_file.name}: {len(measurements)} measurements", file=sys.stderr)
         before = load_average()
@@ -179,11 +203,12 @@ def main() -> None:
                          f"{'' if share is None else f'{share:.2f}'} | {rates.median / bar:.2f}x | {scaling} |")
             print(f"  {name}, {jobs} job(s): {rates.median:,.0f} boards/s median "
                   f"({rates.min:,.0f}-{rates.max:,.0f})", file=sys.stderr)
-        if (HYBRID, 1) in series:
-            theirs = series[(HYBRID, 1)].rates(len(boards)).median
-            lines += ["", "Ours against hybrid-boggle, median rates of the same rounds: " + "; ".join(
-                f"{name}, {jobs} {'job' if jobs == 1 else 'jobs'}: {s.rates(len(boards)).median / theirs:.2f}x"
-                for (name, jobs), s in series.items() if name not in (HYBRID, base_name)) + "."]
+        for anchor, label in ((HYBRID, "hybrid-boggle"), (JPA, "jpa-boggle")):
+            if (anchor, 1) in series:
+                theirs = series[(anchor, 1)].rates(len(boards)).median
+                lines += ["", f"Ours against {label}, median rates of the same rounds: " + "; ".join(
+                    f"{name}, {jobs} {'job' if jobs == 1 else 'jobs'}: {s.rates(len(boards)).median / theirs:.2f}x"
+                    for (name, jobs), s in series.items() if name not in (anchor, base_name)) + "."]
         lines += ["", f"Baseline scores agree with ours on all {len(boards):,} boards in every run.", "",
                   conditions.note(before, after), ""]
         sections += lines
