@@ -19,13 +19,10 @@ import hashlib
 import importlib.util
 import os
 import platform
-import shutil
 import sys
-import sysconfig
-import tempfile
 import threading
-import warnings
 from collections.abc import Callable
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +41,7 @@ def _machine() -> str:
             flags = next((line for line in info if line.startswith("flags")), "")
     except OSError:
         pass
-    return "|".join((platform.machine(), flags, sysconfig.get_config_var("EXT_SUFFIX") or "", np.__version__))
+    return "|".join((platform.machine(), flags, EXTENSION_SUFFIXES[0], np.__version__))
 
 
 def type_key(value: object) -> str | None:
@@ -85,7 +82,7 @@ def _load_or_build(walk: Callable, example: tuple, key: str) -> Callable | None:
     name = f"{walk.__name__}_{digest}"
     try:
         where = kernel_cache_dir(CACHE_KIND, walk, "aot.py")
-        path = where / f"{name}{sysconfig.get_config_var('EXT_SUFFIX')}"
+        path = where / f"{name}{EXTENSION_SUFFIXES[0]}"
         failed = where / f"{name}.failed"
         if failed.exists():
             return None
@@ -104,6 +101,10 @@ def _load_or_build(walk: Callable, example: tuple, key: str) -> Callable | None:
 def _build(walk: Callable, example: tuple, name: str, where: Path, path: Path) -> None:
     """Compile the driver into `path`, by way of a private directory, so that a reader sees the whole
     extension or none (two processes that build at once both succeed, the last one's file stays)."""
+    import shutil
+    import tempfile
+    import warnings
+
     import numba
     from numba import types
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,6 +32,8 @@ def kernel_cache_dir(kind: str, walk: Callable, *sources: str) -> Path:
     name = f"{walk.__module__}.{walk.__qualname__}"
     where = cache_root() / kind / f"{name}-{digest}"
     if not where.is_dir() and where.parent.is_dir():
+        import shutil  # only when the sources changed: not on every batch's start
+
         for old in where.parent.glob(f"{name}-*"):
             shutil.rmtree(old, ignore_errors=True)
     return where
