@@ -171,13 +171,13 @@ class AdtLexicon(Lexicon):
         pos = self.positions()
         parents = np.flatnonzero(first)
         blocks = pos[child_set[parents]]
-        row, letter = np.nonzero(blocks)
-        parent = parents[row]
-        child = first[parent] + blocks[row, letter] - 1
+        row, letter = np.nonzero(blocks)  # row by row: each parent's children together, every parent has one
+        child = first[parents[row]] + blocks[row, letter] - 1
+        each_parent = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])  # where each parent's children start
         below = np.zeros(len(self.nodes), np.int64)  # letters on the longest path under each node
         for _ in range(MAX_WORD_LENGTH):
             deeper = np.zeros_like(below)
-            np.maximum.at(deeper, parent, below[child] + 1)
+            deeper[parents] = np.maximum.reduceat(below[child], each_parent) + 1
             if np.array_equal(deeper, below):
                 starts = np.arange(1, len(self.charset) + 1)
                 live = eow[starts] + np.where(first[starts] > 0, self.tracking[first[starts]], 0) > 0
