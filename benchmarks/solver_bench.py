@@ -178,8 +178,8 @@ def main() -> None:
             for jobs in (1, 2):
                 measurements[(name, jobs)] = ours(lex, boards, jobs, expected)
         measurements[(base_name, 1)] = baseline(base_exe, [*base_args, board_arg], boards, expected)
-        side = int(len(boards[0]) ** 0.5)
         if args.hybrid is not None and boards_file.name.startswith("dice"):
+            side = int(len(boards[0]) ** 0.5)
             measurements[(HYBRID, 1)] = hybrid_boggle(args.hybrid.resolve(), side, board_arg, boards, expected)
         if args.jpa is not None and boards_file.name == "random10k.txt":
             measurements[(JPA, 1)] = jpa_boggle(args.jpa.resolve(), board_arg, boards, expected)

@@ -228,7 +228,7 @@ def score_chunk(lex: Lexicon, scorer: Scorer, lines: list[tuple[int, bytes | Non
 
 
 def _start_up(scorer: Scorer) -> float:
-    """Load the compiled batch driver or kernel (numba import and cache load or compile) on a
+    """Load the compiled batch driver or kernel (the ahead-of-time build, built first if need be, or numba's) on a
     one-cell blank board; returns the seconds it took, which the scoring rate leaves out."""
     started = time.perf_counter()
     scorer.score_codes(np.full((1, 1), NO_LETTER, np.int64), Shape(1, 1))

@@ -38,7 +38,7 @@ PLACEHOLDERS = {"str": "TEXT", "text": "TEXT", "int": "INTEGER", "integer": "INT
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 
 # numpy starts OpenBLAS's thread pool when it is imported (about 0.05 CPU-s: a third of a one-board run's
-# CPU beyond the interpreter's, an eighth of scoring 10,000 boards), and no command multiplies matrices:
+# CPU beyond the interpreter's, a seventh of a whole 10,000-board batch), and no command multiplies matrices:
 # both programs import this module before numpy, so they run with one BLAS thread unless the user set one.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

@@ -4,10 +4,13 @@ one convention every numba kernel in solver/ is compiled with (`kernel`).
 Importing this module imports numba (about 0.2 s); the single-board path
 never does. The walks stay plain Python functions (each in its format's
 module, sharing `solver.walk_kernels`): compiled code calls them through numba
-overloads, and `popcount` becomes the CPU instruction. `batch_driver(walk)`
-gives the one batch driver, specialised to a walk: it loops over boards
-inside compiled code and releases the GIL, so threads score chunks of a
-batch in parallel. `compiled_kernel(walk)` is the walk alone, compiled, for one
+overloads, and `popcount` becomes the CPU instruction. `batch_function(walk)`
+is the one batch driver, specialised to a walk: it loops over boards inside
+compiled code and releases the GIL, so threads score chunks of a batch in
+parallel. Batches load it compiled ahead of time (`solver.aot`, which builds
+it with this module's overloads and needs no numba to load it);
+`batch_driver(walk)` compiles it here where no such build can be made.
+`compiled_kernel(walk)` is the walk alone, compiled, for one
 board and its words where numba is loaded anyway; `compiled_kernel` compiles a
 format's batch word lookup too.
 """

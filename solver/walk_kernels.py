@@ -2,9 +2,10 @@
 
 A format's walk (`trie_board` in solver/formats/trie.py, and so on) and the
 helpers here are plain Python over flat integer sequences, in the subset numba
-compiles. `solver.jit` compiles them (cached on disk) for batch work; a single
-board runs them directly in CPython on lists and memoryviews, which costs
-milliseconds but avoids numba's ~0.2 s import and cache load.
+compiles. numba compiles them for batch work (ahead of time, `solver.aot`, or
+in the process, `solver.jit`; both cached on disk); a single board runs them
+directly in CPython on lists and memoryviews, which costs milliseconds but
+loads no compiled code at all.
 
 The walks share their shape and differ in how a node is decoded and a word is
 numbered: the start (a root node word, or the ADTDAWG's virtual start block),

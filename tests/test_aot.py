@@ -107,7 +107,7 @@ def test_no_driver_where_the_kernels_run_as_python(monkeypatch, make_lexicon):
 
 
 @pytest.mark.slow
-def test_the_cache_is_named_after_every_source_compiled_in(isolated_cache, make_lexicon):
+def test_a_build_leaves_one_extension_in_its_walks_directory(isolated_cache, make_lexicon):
     lex = open_lexicon(make_lexicon(WORDS), "adtdawg")
     lex.score_many(_boards(10), jobs=1)
     [built] = (isolated_cache / aot.CACHE_KIND).iterdir()

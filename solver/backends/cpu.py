@@ -132,13 +132,15 @@ def score_in_threads(walk: Walk, codes: np.ndarray, shape: Shape | tuple[int, in
     code_len = rules.code_lengths(charset)
     card = rules.card(shape.cells * charset.cell_letters)
     scores = np.zeros(len(codes), np.int64)
-    batch = _driver(walk, (walk.inputs, codes[:1], code_len, bits, card, _scratch.stack, _scratch.stamps, 1,
-                           scores[:1]))
+    def arguments(lo: int, hi: int, first_stamp: int) -> tuple:
+        """The driver's arguments for boards lo..hi, with this thread's work space."""
+        return (walk.inputs, codes[lo:hi], code_len, bits, card, _scratch.stack, _scratch.stamps, first_stamp,
+                scores[lo:hi])
+
+    batch = _driver(walk, arguments(0, 1, 1))  # its types: the same for every chunk
 
     def run(lo: int, hi: int) -> int:
-        first_stamp = _scratch.take(walk.id_count, hi - lo)
-        batch(walk.inputs, codes[lo:hi], code_len, bits, card, _scratch.stack, _scratch.stamps,
-              first_stamp, scores[lo:hi])
+        batch(*arguments(lo, hi, _scratch.take(walk.id_count, hi - lo)))
         return hi - lo
 
     chunk = max(1, min(CHUNK, -(-len(codes) // (4 * workers.count))))
