@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from functools import partial
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numpy as np
@@ -134,6 +135,19 @@ def part_c(lexicons: dict, gpus: dict, seconds: float, cap: float, seeds: int, p
     return lines + [""]
 
 
+def shown(lines: list[str]) -> list[str]:
+    """A part's lines, also printed to stderr as soon as it is done (a later part's failure keeps them)."""
+    print("\n".join(lines), file=sys.stderr, flush=True)
+    return lines
+
+
+def cuda_version() -> str:
+    try:
+        return version("numba-cuda")
+    except PackageNotFoundError:
+        return "not installed (the simulator)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=1_000_000, help="rolled boards per size (default 1,000,000)")
@@ -166,12 +180,14 @@ def main() -> None:
         gpus = {name: open_scorer(lex, "cuda") for name, lex in lexicons.items()}
         twl06, gpu = lexicons["twl06"], gpus["twl06"]
         with open_scorer(twl06, "cpu", 0) as cpu:
-            lines = part_a(twl06, gpu, cpu, args.runs, limit) + part_b(twl06, gpu, cpu, args.runs, args.boards)
-        lines += part_c(lexicons, gpus, args.search_seconds, args.cap, args.seeds, args.pool)
+            lines = shown(part_a(twl06, gpu, cpu, args.runs, limit))
+            lines += shown(part_b(twl06, gpu, cpu, args.runs, args.boards))
+        lines += shown(part_c(lexicons, gpus, args.search_seconds, args.cap, args.seeds, args.pool))
         for scorer in gpus.values():
             scorer.close()
     conditions.finish()
-    text = "\n".join(["# CUDA backend benchmark", "", f"GPU: {device}.", "", conditions.header(), "", *lines])
+    text = "\n".join(["# CUDA backend benchmark", "", f"GPU: {device}; numba-cuda {cuda_version()}.", "",
+                      conditions.header(), "", *lines])
     if args.simulator_smoke or (args.quick and not args.out):
         print(text)
     else:

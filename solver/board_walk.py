@@ -141,22 +141,36 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, rules: 
     return score, int(np.count_nonzero(np.frombuffer(stamps, np.uint8))), words
 
 
-def checked_codes(codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset) -> tuple[Shape, np.ndarray]:
-    """The shape and the codes as contiguous int64, checked to be (boards, cells) cell codes of
-    `charset` (what every backend's `score_codes` accepts); ParameterError otherwise."""
+@cache
+def valid_codes(letters: int) -> np.ndarray:
+    """valid[c] for every c below 64 * (letters + 1), the codes' bound: whether c is a cell code of a
+    charset of `letters` letters (a letter index, NO_LETTER, or first + 64 * (second + 1))."""
+    codes = np.arange(64 * (letters + 1))
+    first, second = codes & walk_kernels.NO_LETTER, (codes >> 6) - 1
+    valid = (first < letters) | ((first == walk_kernels.NO_LETTER) & (second < 0))
+    valid.flags.writeable = False
+    return valid
+
+
+def checked_codes(codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset,
+                  dtype: type[np.integer] = np.int64) -> tuple[Shape, np.ndarray]:
+    """The shape and the codes as contiguous `dtype` (int64 for the CPU's kernels, int16 for the GPU's),
+    checked to be (boards, cells) cell codes of `charset` (what every backend's `score_codes` accepts);
+    ParameterError otherwise. Two passes and a table lookup: a million boards take milliseconds."""
     from .board import Shape
 
     shape = Shape.of(shape)
     try:
-        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        codes = np.asarray(codes)
+        if codes.dtype.kind not in "iu":
+            codes = codes.astype(np.int64)
     except (TypeError, ValueError, OverflowError):
         raise ParameterError("codes", "must be an array of integer cell codes") from None
     if codes.ndim != 2 or codes.shape[1] != shape.cells:
         raise ParameterError("codes", f"must have shape (boards, {shape.cells}) for a {shape} board, "
                                       f"got {codes.shape}")
-    first, second = codes & walk_kernels.NO_LETTER, (codes >> 6) - 1
-    if ((codes < 0) | ((first >= len(charset)) & (first != walk_kernels.NO_LETTER))
-            | (second >= len(charset)) | ((codes > walk_kernels.NO_LETTER) & (first == walk_kernels.NO_LETTER))).any():
+    valid = valid_codes(len(charset))
+    if codes.size and (codes.min() < 0 or codes.max() >= len(valid) or not valid[codes].all()):
         raise ParameterError("codes", "cell codes must be letter indices of the charset, two-letter codes "
                                       "or NO_LETTER")
-    return shape, codes
+    return shape, np.ascontiguousarray(codes, dtype=dtype)

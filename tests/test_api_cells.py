@@ -9,6 +9,7 @@ from boggle_dawg.solver.board import Shape, encode_texts, parse_board
 from boggle_dawg.solver.board_walk import checked_codes
 from boggle_dawg.solver.errors import DawgError, ParameterError
 from boggle_dawg.solver.lexicon import open_lexicon
+from boggle_dawg.solver.walk_kernels import NO_LETTER
 
 
 def test_score_codes_takes_a_rows_cols_pair(make_lexicon):
@@ -61,3 +62,23 @@ def test_api_errors_are_dawg_errors_that_name_the_api_parameter(make_lexicon):
         with pytest.raises(DawgError, match="uses a letter outside") as err:
             call()
         assert "skip_foreign" in str(err.value) and "--skip-foreign" not in str(err.value)
+
+
+@pytest.mark.parametrize("letters", [1, 4, 26, 62])
+def test_checked_codes_accepts_exactly_the_cell_codes_of_the_charset(letters):
+    """Every integer from -70 to past the table's end, one by one in every integer dtype it fits:
+    accepted exactly when it is a letter index, NO_LETTER, or a letter followed by a second letter."""
+    charset = type("Letters", (), {"__len__": lambda self: letters})()
+    for code in range(-70, 64 * (letters + 2)):
+        first, second = code % 64, code // 64 - 1
+        wanted = code >= 0 and (first < letters or (first == NO_LETTER and second < 0)) and second < letters
+        for dtype in (np.int16, np.int64, np.uint16, np.float64):
+            if not np.can_cast(np.min_scalar_type(code), dtype) and dtype is not np.float64:
+                continue
+            codes = np.array([[code]], dtype)
+            if wanted:
+                shape, checked = checked_codes(codes, (1, 1), charset, np.int16)
+                assert checked.dtype == np.int16 and checked.tolist() == [[code]] and checked.flags.c_contiguous
+            else:
+                with pytest.raises(ParameterError, match="^codes: cell codes must be"):
+                    checked_codes(codes, (1, 1), charset)

@@ -243,36 +243,43 @@ def test_gpu_scores_the_bench_boards_as_the_cpu_backend(gpu, built, name, shape)
 
 
 def test_kernel_compiles_for_a_real_gpu():
-    """The kernel types and compiles to PTX for an H100 (sm_90), and ptxas fits it in 64 registers
-    without spills (1,024 threads per SM): needs numba-cuda and NVVM (the cuda extra), not a GPU."""
+    """Each kernel (plain and single-letter changes, narrow and wide tries) types with the arguments
+    `CudaScorer._launch` passes and compiles to PTX for an H100 (sm_90), and ptxas fits it in 64
+    registers without spills (1,024 threads per SM): needs numba-cuda and NVVM (the cuda extra), not a
+    GPU. It skips only where a trivial kernel cannot compile either; our kernels failing to is a failure."""
     script = textwrap.dedent("""
-        import importlib.util, json, os, subprocess, sys, tempfile
+        import importlib.util, json, os, shutil, subprocess, sys, tempfile
         if importlib.util.find_spec("numba_cuda") is None:
             sys.exit("skip: numba-cuda (the cuda extra) is not installed")
         from boggle_dawg.solver.backends import cuda as backend
         backend.availability()  # the numpy 2.5 alias, as a scorer would
         from numba import cuda, types as t
         from boggle_dawg.solver.backends import cuda_kernels
+        try:
+            cuda.compile_ptx(lambda x: None, (t.int64,), cc=(9, 0))
+        except Exception as err:
+            sys.exit(f"skip: cannot compile PTX here: {' '.join(str(err).split())[:200]}")
         a = lambda ty, nd=1: t.Array(ty, nd, "C")
-        sig = (a(t.int64), a(t.int32), a(t.int16, 2), t.int64, a(t.int64, 2), a(t.int64), a(t.int32),
+        # nodes, word_index, codes, code_len, neighbour table, neighbour counts, card, bitmap, touched,
+        # counter, scores, alphabet, letters, best
+        sig = (a(t.int64), a(t.int32), a(t.int16, 2), a(t.int64), a(t.int64, 2), a(t.int64), a(t.int32),
                a(t.uint32), a(t.int32), a(t.int32), a(t.int32), a(t.int64), t.int64, a(t.int64))
         spec = importlib.util.find_spec("nvidia.cuda_nvcc")
         ptxas = spec and os.path.join(list(spec.submodule_search_locations)[0], "bin", "ptxas")
+        ptxas = ptxas if ptxas and os.path.exists(ptxas) else shutil.which("ptxas")
         results = []
         for changes in (False, True):
-            kernel = cuda_kernels.scoring_kernel(15, backend.block_size(15), changes)
-            try:
+            for wide in (False, True):
+                kernel = cuda_kernels.scoring_kernel(15, backend.block_size(15, wide), changes, wide)
                 ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
-            except Exception as err:
-                sys.exit(f"skip: cannot compile PTX here: {' '.join(str(err).split())[:200]}")
-            result = {"ptx": len(ptx)}
-            if ptxas and os.path.exists(ptxas):
-                with tempfile.NamedTemporaryFile("w", suffix=".ptx") as f:
-                    f.write(ptx)
-                    f.flush()
-                    result["ptxas"] = subprocess.run([ptxas, "-arch=sm_90", "-v", f.name, "-o", os.devnull],
-                                                     capture_output=True, text=True, check=True).stderr
-            results.append(result)
+                result = {"ptx": len(ptx)}
+                if ptxas:
+                    with tempfile.NamedTemporaryFile("w", suffix=".ptx") as f:
+                        f.write(ptx)
+                        f.flush()
+                        result["ptxas"] = subprocess.run([ptxas, "-arch=sm_90", "-v", f.name, "-o", os.devnull],
+                                                         capture_output=True, text=True, check=True).stderr
+                results.append(result)
         print(json.dumps(results))
     """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO,
@@ -280,7 +287,10 @@ def test_kernel_compiles_for_a_real_gpu():
     if proc.returncode and proc.stderr.startswith("skip: "):
         pytest.skip(proc.stderr.strip()[6:])
     assert proc.returncode == 0, proc.stderr
-    for result in json.loads(proc.stdout):  # the plain kernel, then the single-letter-change kernel
+    results = json.loads(proc.stdout)
+    print(results)  # ptxas's report, for the record (pytest -s)
+    assert len(results) == 4
+    for result in results:
         assert result["ptx"] > 0
         if "ptxas" in result:
             registers = int(result["ptxas"].split("Used ")[1].split(" registers")[0])

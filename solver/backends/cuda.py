@@ -171,7 +171,7 @@ class CudaScorer(Scorer):
 
     def score_codes(self, codes: np.ndarray, shape: Shape,
                     progress: Callable[[int], None] | None = None) -> np.ndarray:
-        shape, codes = checked_codes(codes, shape, self.lexicon.charset)
+        shape, codes = checked_codes(codes, shape, self.lexicon.charset, np.int16)
         scores = np.zeros(len(codes), np.int64)
         for lo in range(0, len(codes), BATCH):
             part = codes[lo:lo + BATCH]
@@ -190,7 +190,7 @@ class CudaScorer(Scorer):
 
         from .cuda_kernels import VARIANT_BITS, VARIANT_MASK
 
-        shape, codes = checked_codes(codes, shape, self.lexicon.charset)
+        shape, codes = checked_codes(codes, shape, self.lexicon.charset, np.int16)
         alphabet = np.asarray(alphabet, np.int64)
         if not len(alphabet):
             raise ParameterError("alphabet", "needs at least one letter")
@@ -214,7 +214,7 @@ class CudaScorer(Scorer):
         The first call of a scorer includes compiling the kernel."""
         from numba import cuda
 
-        shape, codes = checked_codes(codes, shape, self.lexicon.charset)
+        shape, codes = checked_codes(codes, shape, self.lexicon.charset, np.int16)
         on_device = self._to_device(codes)
         cuda.synchronize()
         started = time.perf_counter()
@@ -224,9 +224,10 @@ class CudaScorer(Scorer):
 
     @staticmethod
     def _to_device(codes: np.ndarray) -> DeviceNDArray:
+        """Checked int16 codes (`checked_codes(..., np.int16)`) on the device."""
         from numba import cuda
 
-        return cuda.to_device(codes.astype(np.int16))
+        return cuda.to_device(codes)
 
     def _launch(self, codes: DeviceNDArray, shape: Shape, items: int, alphabet: DeviceNDArray,
                 letters: int) -> DeviceNDArray:
