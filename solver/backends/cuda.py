@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -26,10 +27,12 @@ from ..board import Shape, neighbour_table
 from ..board_walk import checked_codes
 from ..errors import DawgError, ParameterError
 from ..rules import Rules
-from . import Scorer, Trie, WalkableLexicon
+from . import Scorer, Trie, WalkableLexicon, usable_cores
 
 if TYPE_CHECKING:
     from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+    from ..charset import Charset
 
 THREADS_PER_SM = 1024  # ../shared/docs/gpu.md: best; 2,048 halved the speed (the stacks spilled out of L1)
 MAX_BLOCK = 256  # threads per block at most
@@ -40,6 +43,7 @@ BATCH = 1 << 20  # work items (boards, or changes of boards) per launch: bounds 
 SIMULATOR_GRID = (2, 32)  # blocks, threads per block under the simulator (each thread is a Python thread)
 MAX_NODES = 1 << 31  # the shared-memory stack keeps node indices in 32 signed bits
 MAX_DEPTH = 64  # a path has at most 64 cells
+PARALLEL_CHECK_ROWS = 1 << 16  # boards from which the host checks a batch's codes on every core
 
 
 def _one_line(err: BaseException) -> str:
@@ -106,6 +110,19 @@ def usable_trie(lexicon: WalkableLexicon) -> tuple[Trie, str]:
     return trie, reason
 
 
+def checked_int16(codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset) -> tuple[Shape, np.ndarray]:
+    """`checked_codes` as int16, a large batch in blocks of rows over the cores (numpy releases the GIL):
+    checked in one thread, a million boards take about as long on the host as the GPU takes to score them."""
+    codes, shape = np.asarray(codes), Shape.of(shape)
+    if codes.ndim != 2 or codes.shape[1] != shape.cells or len(codes) < PARALLEL_CHECK_ROWS:
+        return checked_codes(codes, shape, charset, np.int16)
+    step = -(-len(codes) // usable_cores())
+    with ThreadPoolExecutor(usable_cores()) as pool:
+        parts = list(pool.map(lambda lo: checked_codes(codes[lo:lo + step], shape, charset, np.int16)[1],
+                              range(0, len(codes), step)))
+    return shape, np.concatenate(parts)
+
+
 class CudaScorer(Scorer):
     """Scores trie boards on the GPU (or the simulator). `jobs` does not apply: the grid is sized
     from the device. The trie, the word index and the bitmaps stay on the device until close()."""
@@ -131,7 +148,7 @@ class CudaScorer(Scorer):
         self.bitmap_words = max(1, -(-int(ends.sum()) // 32))
         self.max_blocks = self._blocks()
         threads = self.max_blocks * self.block
-        self._kernels = {changes: cuda_kernels.scoring_kernel(self.depth, self.block, changes, wide)
+        self._kernels = {changes: cuda_kernels.scoring_kernel(self.depth, self.block, changes, wide, THREADS_PER_SM)
                          for changes in (False, True)}
         self._nodes = cuda.to_device(words)
         self._word_index = cuda.to_device((np.cumsum(ends) - 1).astype(np.int32))
@@ -171,7 +188,7 @@ class CudaScorer(Scorer):
 
     def score_codes(self, codes: np.ndarray, shape: Shape,
                     progress: Callable[[int], None] | None = None) -> np.ndarray:
-        shape, codes = checked_codes(codes, shape, self.lexicon.charset, np.int16)
+        shape, codes = checked_int16(codes, shape, self.lexicon.charset)
         scores = np.zeros(len(codes), np.int64)
         for lo in range(0, len(codes), BATCH):
             part = codes[lo:lo + BATCH]
@@ -190,7 +207,7 @@ class CudaScorer(Scorer):
 
         from .cuda_kernels import VARIANT_BITS, VARIANT_MASK
 
-        shape, codes = checked_codes(codes, shape, self.lexicon.charset, np.int16)
+        shape, codes = checked_int16(codes, shape, self.lexicon.charset)
         alphabet = np.asarray(alphabet, np.int64)
         if not len(alphabet):
             raise ParameterError("alphabet", "needs at least one letter")
@@ -214,7 +231,7 @@ class CudaScorer(Scorer):
         The first call of a scorer includes compiling the kernel."""
         from numba import cuda
 
-        shape, codes = checked_codes(codes, shape, self.lexicon.charset, np.int16)
+        shape, codes = checked_int16(codes, shape, self.lexicon.charset)
         on_device = self._to_device(codes)
         cuda.synchronize()
         started = time.perf_counter()
@@ -224,7 +241,7 @@ class CudaScorer(Scorer):
 
     @staticmethod
     def _to_device(codes: np.ndarray) -> DeviceNDArray:
-        """Checked int16 codes (`checked_codes(..., np.int16)`) on the device."""
+        """Checked int16 codes (`checked_int16`) on the device."""
         from numba import cuda
 
         return cuda.to_device(codes)

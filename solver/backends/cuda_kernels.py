@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from numba import cuda, int32, int64, uint32
+from numba import config, cuda, int32, int64, uint32
 
 from ..layout import INDEX_MASK, LETTER_MASK, LETTERS_SHIFT
 from ..walk_kernels import NO_LETTER
@@ -126,17 +126,27 @@ def frame_words(wide: bool) -> int:
     return FRAME_WORDS + wide
 
 
+def jit_options(block: int, threads_per_sm: int) -> dict:
+    """cuda.jit's options for a kernel of `block`-thread blocks that must fit `threads_per_sm` threads on
+    a multiprocessor: launch bounds, which cap its registers at the register file's share of a thread
+    (64 at 1,024 threads; the wide trie's change kernel would take 72 uncapped, and 1,024 threads would
+    not fit). The simulator takes no options."""
+    if config.ENABLE_CUDASIM:
+        return {}
+    return {"launch_bounds": (block, max(1, threads_per_sm // block))}
+
+
 @cache
-def scoring_kernel(depth: int, block: int, changes: bool = False, wide: bool = False):
+def scoring_kernel(depth: int, block: int, changes: bool, wide: bool, threads_per_sm: int):
     """The batch kernel for stacks of `depth` frames and blocks of `block` threads (both fixed at
-    compile time: they size the shared-memory stack); with `changes`, the kernel that scores the
-    single-letter changes of each board (a compile-time switch, so the plain kernel carries none
-    of that code and its registers); `wide` for a wide trie's 62-bit letter masks (a frame word
-    more)."""
+    compile time: they size the shared-memory stack), `threads_per_sm` of them resident on each
+    multiprocessor; with `changes`, the kernel that scores the single-letter changes of each board
+    (a compile-time switch, so the plain kernel carries none of that code and its registers); `wide`
+    for a wide trie's 62-bit letter masks (a frame word more)."""
     frame = frame_words(wide)
     slots = frame * depth
 
-    @cuda.jit
+    @cuda.jit(**jit_options(block, threads_per_sm))
     def score_boards(nodes, word_index, codes, code_len, neighbour_table, neighbour_count, card,
                      bitmap, touched, counter, scores, alphabet, letters, best):
         """Without `changes`: scores[b] = points of board codes[b], for every b. With them, for
