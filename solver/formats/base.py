@@ -23,6 +23,7 @@ import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -472,7 +473,7 @@ class Lexicon:
     def keys(self, prefix: str = "") -> Iterator[str]:
         """The words that start with `prefix` (all words by default), alphabetically, as spelled,
         one at a time (like `dawg`'s `iterkeys` and `pygtrie`'s `keys`)."""
-        return (word for words, _ in self._listed(_prefix(prefix), True) for word in words)
+        return chain.from_iterable(words for words, _ in self._listed(_prefix(prefix), True))
 
     def prefixes(self, word: str) -> list[str]:
         """The words that are prefixes of `word` (itself included), shortest first."""
