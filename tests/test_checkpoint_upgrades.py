@@ -76,17 +76,27 @@ def test_every_committed_checkpoint_resumes_on_a_fresh_build_with_its_answer(com
     assert header["kind"] == "prove" and header["shape"] in ("3x4", "4x4")  # 4x4: samples for projections
     rules = Rules.from_dict(with_rules(header)["rules"], str(committed))
     lex = open_lexicon(built(committed.stem.split("-")[2]))  # prove-SHAPE-LIST[-...].ckpt
-    plan = ProvePlan(lex, parse_size(header["shape"]), header["min_score"], header["split"], rules=rules)
+    share = header.get("share")  # a sample: the first records of its seed's order
+    sample = {"seed": share["seed"], "limit": len(contents.records)} if share else {}
+    plan = ProvePlan(lex, parse_size(header["shape"]), header["min_score"], header["split"], rules=rules, **sample)
     kept = copy.read_bytes()
     with Checkpoint.open(copy, plan.header(), True, plan.check_record, plan.upgrade_header) as opened:
         assert opened.records == contents.records
     if len(contents.records) < plan.total:
         return
+    options = ["--sample", str(sample["limit"]), "--seed", str(sample["seed"])] if share else []
     proc = run_cli("boggle_dawg.dawg_solve", "prove", str(lex.path), "--size", header["shape"],
                    "--min-score", str(header["min_score"]), "--classes", header["split"], "--rules", rules.name,
-                   "--checkpoint", str(copy), "--resume", "--json", "-q", timeout=300)
+                   *options, "--checkpoint", str(copy), "--resume", "--json", "-q", timeout=300)
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout)
     assert answer["classes"] == len(contents.records) and answer["rules"] == rules.as_dict()
-    assert answer["boards"] == ANSWERS[header["shape"], rules.name, header["min_score"]]
+    if share:  # its projection, from the records alone
+        cpu = [record["cpu_seconds"] for record in contents.records.values()]
+        found = sorted((board, score) for record in contents.records.values() for board, score in record["boards"])
+        assert answer["projection"]["sampled"] == len(cpu)
+        assert sorted((shown["board"], shown["score"]) for shown in answer["boards"]) == found
+        assert answer["projection"]["projected_cpu_seconds"] == round(sum(cpu) / len(cpu) * plan.plan.canonical_count())
+    else:
+        assert answer["boards"] == ANSWERS[header["shape"], rules.name, header["min_score"]]
     assert copy.read_bytes() == kept  # nothing left to run: nothing appended
