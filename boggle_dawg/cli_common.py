@@ -8,6 +8,12 @@
 - a closed output pipe (`dawg-solve roll -n 100000 | head -3`) ends the
   program quietly with status 141 (128 + SIGPIPE), as a shell reports a tool
   killed by SIGPIPE, so `set -o pipefail` scripts can tell it from an error;
+- SIGTERM (`kill`, `timeout`, a batch system's time limit) stops a command as
+  Ctrl-C does, with what Ctrl-C keeps kept and said (a proof's checkpoint, a
+  search's best boards) and the engine's workers shut down, then status 143
+  (128 + SIGTERM) and a line that says "terminated"; where Ctrl-C cannot stop
+  the command (SIGINT ignored, as in a shell's background job) SIGTERM ends it
+  as it would any program;
 - every command takes `-h`/`--help` and `--version`; placeholders in help read
   TEXT, INTEGER, FLOAT, PATH.
 
@@ -22,6 +28,7 @@ import functools
 import inspect
 import math
 import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import Self
@@ -32,6 +39,8 @@ from .solver.errors import DawgError, ParameterError
 
 USAGE_STATUS = 2
 PIPE_CLOSED_STATUS = 128 + 13  # 128 + SIGPIPE, what a shell reports for a tool killed by SIGPIPE
+INTERRUPTED_STATUS = 128 + 2  # Ctrl-C (SIGINT)
+TERMINATED_STATUS = 128 + 15  # SIGTERM
 MAX_SECONDS = 1e6  # longest --seconds accepted (about 11.5 days): beyond it a value is a typo
 PLACEHOLDERS = {"str": "TEXT", "text": "TEXT", "int": "INTEGER", "integer": "INTEGER", "float": "FLOAT",
                 "path": "PATH", "filename": "PATH"}
@@ -54,6 +63,33 @@ class _PipeClosed(Exception):
 
 class _Interrupted(Exception):
     """Ctrl-C in a command, raised past typer's own handling (a silent exit 130 in typer 0.28)."""
+
+
+_terminated = False  # SIGTERM arrived (and stops the command as Ctrl-C would)
+
+
+def stop_cause() -> str:
+    """What stopped an interrupted command, as its messages name it."""
+    return "SIGTERM" if _terminated else "Ctrl-C"
+
+
+def _stop_on_sigterm_as_on_ctrl_c() -> None:
+    """Route SIGTERM through the command's Ctrl-C handling (see the module docstring). SIGINT is raised
+    rather than KeyboardInterrupt, so that where the engine holds Ctrl-C back (while a cluster starts)
+    it holds SIGTERM back too."""
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def terminate(_signum, _frame) -> None:
+        global _terminated
+        if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):  # Ctrl-C cannot stop it
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.raise_signal(signal.SIGTERM)
+            return
+        _terminated = True
+        signal.raise_signal(signal.SIGINT)
+
+    signal.signal(signal.SIGTERM, terminate)
 
 
 def plural(noun: str, count: int) -> str:
@@ -92,6 +128,7 @@ def run_cli(app, prog: str, meant: str | None = None) -> None:
         import click
     command = typer.main.get_command(app)
     _prepare(command, prog)
+    _stop_on_sigterm_as_on_ctrl_c()
     try:
         status = command.main(prog_name=prog, standalone_mode=False)
     except _PipeClosed:
@@ -103,8 +140,8 @@ def run_cli(app, prog: str, meant: str | None = None) -> None:
         where = err.ctx.command_path if err.ctx else prog
         hint = f"; or did you mean '{prog} {meant}'?" if meant else ""
         _fail(prog, f"{err.format_message()} (see '{where} --help'{hint})", USAGE_STATUS)
-    except typer.Abort:
-        _fail(prog, "interrupted", 130)
+    except typer.Abort as err:
+        _fail_for(prog, KeyboardInterrupt(*err.args))
     except (DawgError, KeyboardInterrupt, _Interrupted) as err:
         _fail_for(prog, err)
     except click.exceptions.ClickException as err:
@@ -116,6 +153,7 @@ def run_cli(app, prog: str, meant: str | None = None) -> None:
 def run_plain(action: Callable[[], None], prog: str) -> None:
     """Run `action` as run_cli runs a command, without typer: the same errors, statuses and
     closed-pipe behaviour for what the one-board path can raise."""
+    _stop_on_sigterm_as_on_ctrl_c()
     try:
         _guard(action)()
     except _PipeClosed:
@@ -125,9 +163,10 @@ def run_plain(action: Callable[[], None], prog: str) -> None:
 
 
 def _fail_for(prog: str, err: BaseException) -> None:
-    """Exit with one line on stderr for bad input (1), a bad command line (2) or Ctrl-C (130)."""
+    """Exit with one line on stderr for bad input (1), a bad command line (2), Ctrl-C (130) or SIGTERM (143)."""
     if isinstance(err, (KeyboardInterrupt, _Interrupted)):  # a command may say what was kept
-        _fail(prog, f"interrupted: {err}" if str(err) else "interrupted", 130)
+        word, status = ("terminated", TERMINATED_STATUS) if _terminated else ("interrupted", INTERRUPTED_STATUS)
+        _fail(prog, f"{word}: {err}" if str(err) else word, status)
     elif isinstance(err, UsageError):
         _fail(prog, str(err), USAGE_STATUS)
     elif isinstance(err, ParameterError):

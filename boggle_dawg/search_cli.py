@@ -27,6 +27,7 @@ from .cli_common import (
     lone_path_error,
     plural,
     rules_option,
+    stop_cause,
     workers_label,
 )
 from .cluster_cli import (
@@ -220,11 +221,11 @@ def _print_search(result: SearchResult, shape: Shape, tasks: int, done: int, cha
 
 
 def _end_if_interrupted(result: SearchResult, as_json: bool, found: str) -> None:
-    """After Ctrl-C the result printed is partial: say so (the JSON says "complete": false) and
-    end as every command does on Ctrl-C, with status 130."""
+    """After Ctrl-C (or SIGTERM) the result printed is partial: say so (the JSON says "complete": false)
+    and end as every command does on Ctrl-C, with status 130 (143)."""
     if result.stopped == "interrupted":
         if not as_json:
-            print(f"interrupted: a partial result, the best {found} found before Ctrl-C", flush=True)
+            print(f"interrupted: a partial result, the best {found} found before {stop_cause()}", flush=True)
         raise KeyboardInterrupt
 
 

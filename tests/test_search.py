@@ -245,14 +245,15 @@ def test_cli_seconds_limit_returns_promptly(built):
     assert 1 <= data["seconds"] < 4 and elapsed < 10
 
 
-def _interrupted(command: str, out: str, *args: str, headline: str) -> tuple[int, str, str]:
-    """`dawg-solve COMMAND out ARGS` sent SIGINT a second after its first round is scored."""
+def _interrupted(command: str, out: str, *args: str, headline: str, stop: int = signal.SIGINT,
+                 preexec=sigint_default) -> tuple[int, str, str]:
+    """`dawg-solve COMMAND out ARGS` sent `stop` a second after its first round is scored."""
     proc = subprocess.Popen([sys.executable, "-m", "boggle_dawg.dawg_solve", command, out, "--seconds", "60", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, preexec_fn=sigint_default)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, preexec_fn=preexec)
     try:
         assert headline in proc.stderr.readline()  # the first round is scored
         time.sleep(1)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         stdout, stderr = proc.communicate(timeout=15)
     finally:
         proc.kill()
@@ -275,6 +276,21 @@ def test_cli_ctrl_c_prints_the_best_so_far_marked_partial_and_exits_130(built):
                                           headline="rearranging letters on a 4x4 board")
     data = json.loads(stdout)
     assert status == 130 and data["stopped"] == "interrupted" and data["complete"] is False
+
+
+@pytest.mark.slow
+def test_cli_sigterm_stops_a_search_as_ctrl_c_does_with_status_143(built):
+    """SIGTERM (`kill`, `timeout`, a batch system's limit) keeps what Ctrl-C keeps and says so; a search
+    whose Ctrl-C is ignored (a shell's background job) is ended by SIGTERM as any program is."""
+    out = str(built("enable2k"))
+    status, stdout, stderr = _interrupted("search", out, headline="hillclimb search of 4x4 boards", stop=signal.SIGTERM)
+    assert status == 143, stderr
+    assert stdout.startswith("best board, ")
+    assert stdout.splitlines()[-1] == "interrupted: a partial result, the best boards found before SIGTERM"
+    assert stderr.splitlines()[-1] == "dawg-solve: error: terminated"
+    status, stdout, stderr = _interrupted("search", out, headline="hillclimb search of 4x4 boards", stop=signal.SIGTERM,
+                                          preexec=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert status == -signal.SIGTERM and stdout == "", (status, stderr)
 
 
 def test_cli_a_finished_search_is_complete(built):
