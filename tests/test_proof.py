@@ -459,3 +459,21 @@ def test_cli_output_json_and_errors(make_lexicon):
         assert_clean_error(run_cli("boggle_dawg.dawg_solve", "prove", path, "--size", "2x2", *args), fragment)
     assert_clean_error(run_cli("boggle_dawg.dawg_solve", "prove", path, "--size", "9x9", "--min-score", "3"),
                        "--size: 9x9 is outside")
+
+
+def test_a_table_grows_in_place_keeping_its_rows_or_by_a_copy_when_another_view_holds_it():
+    """memory.grow resizes a small_pages table's mapping (no second copy resident); a view held
+    elsewhere blocks that, and the table is copied instead: the rows are kept either way."""
+    from types import SimpleNamespace
+
+    from boggle_dawg.solver.proof.memory import grow, small_pages
+
+    owner = SimpleNamespace(table=small_pages((1000, 3), np.int32))
+    owner.table[:] = np.arange(3000, dtype=np.int32).reshape(1000, 3)
+    grow(owner, "table", 5000)
+    assert owner.table.shape == (5000, 3) and owner.table[:1000].ravel().tolist() == list(range(3000))
+    owner.table[4999] = 7  # the new rows are writable memory
+    held = owner.table[:10]
+    grow(owner, "table", 6000)
+    assert owner.table.shape == (6000, 3) and owner.table[:1000].ravel().tolist() == list(range(3000))
+    assert owner.table[4999].tolist() == [7, 7, 7] and not np.shares_memory(held, owner.table)

@@ -1,13 +1,16 @@
-"""Large scratch arrays whose pages are faulted in once per process and kept.
+"""Large scratch arrays in small pages: allocated once, their pages given back once used, grown in place.
 
-The prover's buffers (listing a class, sorting its rows, the tree's arena)
-are touched in full by a large class and kept for the next, so what they cost
-is the kernel's faulting their pages in, once per process. numpy asks for
-transparent huge pages on large arrays; on the machine measured (a virtual
-machine), a huge page touched for the first time cost several times what its
-512 small pages do, and the huge pages saved the tree's random reads no
-measurable time (benchmarks/results/prove.md, "Waiting less on memory"), so these
-buffers ask for small pages.
+The prover's buffers (listing a class, sorting its rows, the tree's arena) are
+allocated once per process and kept, so no class is listed twice for want of
+room; a large class gives a buffer's pages back (`release`) as soon as what it
+holds has been used, so that it never holds the listing, the sort and the tree
+at once (prover.py's memory note has the figures). The arena grows in place
+(`grow`). numpy asks for transparent huge pages on large
+arrays; on the machine measured (a virtual machine), a huge page touched for
+the first time cost several times what its 512 small pages do, and the huge
+pages saved the tree's random reads no measurable time
+(benchmarks/results/prove.md, "Waiting less on memory"), so these buffers ask
+for small pages.
 """
 
 from __future__ import annotations
@@ -29,3 +32,44 @@ def small_pages(shape: tuple[int, ...] | int, dtype) -> np.ndarray:
     if hasattr(mmap, "MADV_NOHUGEPAGE"):
         block.madvise(mmap.MADV_NOHUGEPAGE)
     return np.frombuffer(block, dtype, count=size // dtype.itemsize).reshape(shape)
+
+
+def grow(owner: object, name: str, rows: int) -> None:
+    """Make the table `owner.name` (2-d, from `small_pages`) `rows` rows long, its contents kept. Its
+    mapping is grown by the kernel (mremap: in place, or moved without copying), so a growing table
+    is never resident twice, as the old table beside its copy would be. Where the mapping cannot be
+    resized (another view of it alive, no mremap), a new table and a copy."""
+    table = getattr(owner, name)
+    width, dtype = table.shape[1], table.dtype
+    block = _block_of(table)
+    if block is not None:
+        setattr(owner, name, None)
+        del table  # a mapping resizes only when no array views it
+        try:
+            block.resize(rows * width * dtype.itemsize)
+        except (BufferError, OSError, SystemError, TypeError, ValueError):
+            table = np.frombuffer(block, dtype).reshape(-1, width)
+        else:
+            setattr(owner, name, np.frombuffer(block, dtype).reshape(rows, width))
+            return
+    new = small_pages((rows, width), dtype)
+    new[:len(table)] = table
+    setattr(owner, name, new)
+
+
+def _block_of(table: np.ndarray) -> mmap.mmap | None:
+    """The anonymous mapping under a `small_pages` array (through its views), or None."""
+    base = table
+    while isinstance(base, np.ndarray):
+        base = base.base
+    mapping = base.obj if isinstance(base, memoryview) else base
+    return mapping if isinstance(mapping, mmap.mmap) else None
+
+
+def release(table: np.ndarray) -> None:
+    """Give the pages of a `small_pages` table back to the system (MADV_DONTNEED), keeping its address
+    space: it reads as zeros afterwards, and the next write faults fresh pages in. Where madvise is
+    missing (not Linux) the pages stay."""
+    block = _block_of(table)
+    if block is not None and hasattr(mmap, "MADV_DONTNEED"):
+        block.madvise(mmap.MADV_DONTNEED)

@@ -15,14 +15,19 @@ Memory per class, for R entry rows and C cells (K = ceil(C / 12) key words a
 row, ceil(C / 10) over more than 30 letters; W <= C the longest row): the
 listed rows (8K + 8 bytes a row), the sort's scratch (32 bytes a row, 48 when
 K > 1) and the sorted rows (2W + 8 bytes a row), in buffers with room for
-MAX_ROWS rows that are allocated once per process and kept (the pages a class
-touches stay for the next: faulting them in again cost more than sorting),
-and the tree's arena: 24 bytes a node (a header and the parent's row for it,
-in two int32 tables of three columns; about 4 nodes a row on ENABLE2K 4x4
-classes), with half as much again to spare, growing by doubling while forced
-subtrees down the branch being explored need more (they share what they do
-not change, so they take a fraction of their parent each), kept for the next
-class. A class whose listing would give more than MAX_ROWS rows (2^25) is proved
+MAX_ROWS rows that are allocated once per process and kept; a class that
+writes RELEASE_BYTES of them or more gives each buffer's pages back as soon as
+what it holds is used (the listed rows and the scratch once sorted, the sorted
+rows once the tree is built), so it never holds all of them beside the tree:
+on three ENABLE2K 4x4 classes a fresh process's peak fell by 37%, for 3.5% more
+CPU (the next class faults the pages in again); the 3x3 proof, whose classes
+are mostly listing, takes 5% more (12% if every class gave its pages back, as
+smaller ones keep theirs), and the tree's arena: 24 bytes a node (a header and the
+parent's row for it, in two int32 tables of three columns; about 4 nodes a row
+on ENABLE2K 4x4 classes), with half as much again to spare, growing by
+doubling in place (`memory.grow`) while forced subtrees down the branch being
+explored need more (they share what they do not change, so they take a
+fraction of their parent each), kept for the next class. A class whose listing would give more than MAX_ROWS rows (2^25) is proved
 in pieces, one bucket halved until each piece fits. `ClassRecord.peak_bytes`
 is what a class held (of the kept buffers, the most rows any class wrote);
 benchmarks/results/prove.md has the figures measured at 4x4.
@@ -43,11 +48,12 @@ from ..errors import DawgError, ParameterError
 from ..rules import Rules, load_rules
 from ..schema import MAX_COUNT, Check, integer, list_of, number, only_fields, pair, text
 from ..search.symmetry import canonical_codes
-from .memory import small_pages
+from .memory import release, small_pages
 from .plan import ProofPlan, make_plan
 from .tables import tables_of
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
+RELEASE_BYTES = 1 << 28     # listing bytes from which a class gives its buffers' pages back once used
 DEEP_CELLS = 7               # with at most this many cells left to force, force them deep instead of on the tree
 DEEP_BOUND = 2.2             # ... or once the bound is at most this many times the target (measured on 3x3,
 # 3x4 and 4x4 classes: benchmarks/results/prove.md, "Forcing on the tree")
@@ -177,7 +183,7 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rule
     """The sorted, distinct entry rows (tokens, points under `rules`, by default the lexicon's) of
     the boards whose cell i holds a letter of cell_letters[i] (see solver.proof.entries): each word
     counted once per distinct set of (cell, letter) pairs its paths use."""
-    tokens, pts, _ = _entries(lexicon, plan, cell_letters, lexicon.rules if rules is None else rules)
+    tokens, pts, _, _ = _entries(lexicon, plan, cell_letters, lexicon.rules if rules is None else rules)
     return tokens.copy(), pts.copy()
 
 
@@ -191,8 +197,7 @@ def _kept_buffers(cells: int, wide: int, words: int) -> tuple[np.ndarray, ...]:
     """The buffers of listing a class for the shape and layout: the listed rows (keys,
     payload), the sort's scratch and the sorted rows (tokens, flat, and points), each with room
     for MAX_ROWS rows, allocated once and kept, so that no class is listed twice for want of room
-    and no class faults in again the pages an earlier one touched (untouched, the room costs
-    address space only; faulting pages in costs more here than sorting them)."""
+    (untouched, the room costs address space only; each buffer's pages are given back once used)."""
     from . import entries
 
     buffers = _buffers.get((cells, wide))
@@ -204,10 +209,12 @@ def _kept_buffers(cells: int, wide: int, words: int) -> tuple[np.ndarray, ...]:
     return buffers
 
 
-def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules) -> tuple[np.ndarray, np.ndarray, int]:
-    """`class_entries`, in the kept buffers (valid until the next class is listed), and the bytes
-    of arrays held while sorting them (the kept buffers' rows written so far and the last tree):
-    for ClassRecord.peak_bytes."""
+def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules
+             ) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """`class_entries`, in the kept buffers (valid until its tree is built), the bytes of arrays
+    held while sorting them (the kept buffers' rows written so far and the last tree: for
+    ClassRecord.peak_bytes), and whether the class is large enough that the buffers give their
+    pages back once used (RELEASE_BYTES)."""
     from . import entries
 
     tables = tables_of(lexicon, rules)
@@ -226,7 +233,11 @@ def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules) ->
         raise ClassTooLarge(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold")
     tokens = flat_tokens[:count * width].reshape(count, width)
     rows = entries.sort_entries(keys[:count], payload[:count], cells, wide, scratch, tokens, sorted_pts[:count])
-    return tokens[:rows], sorted_pts[:rows], _kept_bytes(cells, wide)
+    large = written >= RELEASE_BYTES
+    if large:  # sorted: only the sorted rows are read from here on
+        for buffer in (keys, payload, scratch):
+            release(buffer)
+    return tokens[:rows], sorted_pts[:rows], _kept_bytes(cells, wide), large
 
 
 def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules | None = None) -> int:
@@ -274,12 +285,15 @@ class _Prover:
         while pieces:
             piece = pieces.pop()
             try:
-                tokens, pts, held = _entries(self.lexicon, self.plan, piece, self.rules)
+                tokens, pts, held, large = _entries(self.lexicon, self.plan, piece, self.rules)
             except ClassTooLarge:
                 pieces.extend(_halves(piece, self.order))
                 continue
             tree = self.make_tree(tokens, pts, 0, _kept_trees.pop() if _kept_trees else None)
             self.peak_bytes = max(self.peak_bytes, held + tree.nbytes)
+            if large:  # the rows are in the tree now (tokens and pts read as zeros)
+                for buffer in _buffers[self.key]:
+                    release(buffer)
             bound = max(bound, self._prove_piece(piece, tree))
             _kept_trees.append(tree)
         self._flush()

@@ -36,7 +36,7 @@ import numpy as np
 from ..jit import kernel
 from ..walk_kernels import prefetch_row
 from .entries import LETTER_OF, TOKEN_SHIFT
-from .memory import small_pages
+from .memory import grow, small_pages
 
 POINTS, BOUND, COUNT = 0, 1, 2     # a sum node's header (a choice node's: its count, at COUNT)
 CHILD, KEY, CHILD_BOUND = 0, 1, 2  # a child's row: the child, its rank or letter, its bound
@@ -365,12 +365,9 @@ class Tree:
                 return int(node)
 
     def _grow(self) -> None:
-        """Both tables GROWTH times larger, what is used copied."""
-        for name, used in zip(("sums", "choices"), self.tops.tolist()):
-            old = getattr(self, name)
-            new = small_pages((GROWTH * len(old), old.shape[1]), old.dtype)
-            new[:used] = old[:used]
-            setattr(self, name, new)
+        """Both tables GROWTH times larger, their contents kept (`memory.grow`: in place)."""
+        for name in ("sums", "choices"):
+            grow(self, name, GROWTH * len(getattr(self, name)))
 
 
 def _table(old: np.ndarray | None, rows: int, spare: float) -> np.ndarray:
