@@ -8,7 +8,8 @@
 - a closed output pipe (`dawg-solve roll -n 100000 | head -3`) ends the
   program quietly with status 141 (128 + SIGPIPE), as a shell reports a tool
   killed by SIGPIPE, so `set -o pipefail` scripts can tell it from an error;
-- SIGTERM (`kill`, `timeout`, a batch system's time limit) stops a command as
+- SIGTERM (`kill`, `timeout`, a batch system's time limit) stops a command
+  (any but the one-board form, which ends at once as any program would) as
   Ctrl-C does, with what Ctrl-C keeps kept and said (a proof's checkpoint, a
   search's best boards) and the engine's workers shut down, then status 143
   (128 + SIGTERM) and a line that says "terminated"; where Ctrl-C cannot stop
@@ -28,7 +29,6 @@ import functools
 import inspect
 import math
 import os
-import signal
 import sys
 from collections.abc import Callable
 from typing import Self
@@ -76,7 +76,10 @@ def stop_cause() -> str:
 def _stop_on_sigterm_as_on_ctrl_c() -> None:
     """Route SIGTERM through the command's Ctrl-C handling (see the module docstring). SIGINT is raised
     rather than KeyboardInterrupt, so that where the engine holds Ctrl-C back (while a cluster starts)
-    it holds SIGTERM back too."""
+    it holds SIGTERM back too. Only `run_cli`'s commands do this: the one-board form (`run_plain`) ends
+    within a fraction of a second, has nothing to keep, and starts without the signal module."""
+    import signal
+
     if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
         return
 
@@ -153,7 +156,6 @@ def run_cli(app, prog: str, meant: str | None = None) -> None:
 def run_plain(action: Callable[[], None], prog: str) -> None:
     """Run `action` as run_cli runs a command, without typer: the same errors, statuses and
     closed-pipe behaviour for what the one-board path can raise."""
-    _stop_on_sigterm_as_on_ctrl_c()
     try:
         _guard(action)()
     except _PipeClosed:

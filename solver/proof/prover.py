@@ -27,9 +27,11 @@ parent's row for it, in two int32 tables of three columns; about 4 nodes a row
 on ENABLE2K 4x4 classes), with half as much again to spare, growing by
 doubling in place (`memory.grow`) while forced subtrees down the branch being
 explored need more (they share what they do not change, so they take a
-fraction of their parent each), kept for the next class. A class whose listing would give more than MAX_ROWS rows (2^25) is proved
-in pieces, one bucket halved until each piece fits. `ClassRecord.peak_bytes`
-is what a class held (of the kept buffers, the most rows any class wrote);
+fraction of their parent each), kept for the next class. A class whose
+listing would give more than MAX_ROWS rows (2^25) is proved in pieces, one
+bucket halved until each piece fits. `ClassRecord.peak_bytes` is what a class
+held as arrays (of the kept buffers, the most rows any class wrote, whether or
+not their pages were given back since: an upper bound on what is resident);
 benchmarks/results/prove.md has the figures measured at 4x4.
 """
 
@@ -197,7 +199,7 @@ def _kept_buffers(cells: int, wide: int, words: int) -> tuple[np.ndarray, ...]:
     """The buffers of listing a class for the shape and layout: the listed rows (keys,
     payload), the sort's scratch and the sorted rows (tokens, flat, and points), each with room
     for MAX_ROWS rows, allocated once and kept, so that no class is listed twice for want of room
-    (untouched, the room costs address space only; each buffer's pages are given back once used)."""
+    (untouched, the room costs address space only; a large class gives the pages back once used)."""
     from . import entries
 
     buffers = _buffers.get((cells, wide))
