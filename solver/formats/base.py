@@ -387,7 +387,15 @@ class Lexicon:
         """A word as users write it ("Queen", German "Straße") in this lexicon's symbols ("qeen",
         "strasse": the language's folds, as the build applied them), or None when no word can be
         spelled so (a Q without its U). It may hold letters outside the charset, which no descent
-        (`_descents`) follows."""
+        (`_descents`) follows. An ASCII word holding no `_fold_screens` character folds to itself
+        in lower case: the common case, decided without the general path's steps."""
+        if word.__class__ is str and word.isascii():
+            plain = word.lower()
+            for screen in self._fold_screens:
+                if screen in plain:
+                    break
+            else:
+                return plain
         if not isinstance(word, str):
             return None
         if self.language_section is not None:
@@ -402,6 +410,15 @@ class Lexicon:
             if symbol in folded and charset.unfold(folded) != spelled:
                 return None  # a tile's letter outside its face: a Q without its U
         return folded
+
+    @cached_property
+    def _fold_screens(self) -> str:
+        """The characters without which an ASCII word in lower case is already folded: the tiles'
+        letters, the first letter of each tile's face, the ASCII characters the language folds."""
+        screens = {symbol for symbol, _ in self.charset.tiles} | {face[0] for _, face in self.charset.tiles}
+        if self.language_section is not None:
+            screens |= {chr(code) for code in self.language._fold_table if code < 128}
+        return "".join(sorted(screens))
 
     def _completed(self, prefix: str) -> str:
         """A prefix whose last letter is a tile's symbol, completed to the tile's face (a last Q is
@@ -460,9 +477,7 @@ class Lexicon:
 
     def __contains__(self, word: object) -> bool:
         folded = self._folded(word)
-        if not folded:
-            return False
-        return self._descents.has(folded) is not None
+        return bool(folded) and self._descents.has(folded) is not None
 
     def __len__(self) -> int:
         return self.word_count
