@@ -1,5 +1,7 @@
 """Batch drivers compiled ahead of time: `jit.batch_function`'s drivers built by numba.pycc into
-extension modules in the user cache, which load without importing numba.
+extension modules in the user cache, which load without importing numba; and in the same way
+`jit.word_ends_function`, a word's prefixes that are words, which `Lexicon.prefixes` calls a word
+at a time (numba's own dispatch would cost more than the lookup).
 
 A process that scores a batch then skips numba's import and its cache loading
 (about 0.3 CPU-s, more than scoring 10,000 4x4 boards takes). A driver is built
@@ -53,35 +55,48 @@ def type_key(value: object) -> str | None:
     if isinstance(value, tuple):
         keys = [type_key(v) for v in value]
         return None if None in keys else f"({','.join(keys)})"  # type: ignore[arg-type]
+    if isinstance(value, bytes):
+        return "bytes"
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return "i8" if isinstance(value, int) else np.dtype(type(value)).str
     return None
 
 
-_loaded: dict[tuple[Callable, str], Callable | None] = {}
-_lock = threading.Lock()  # held while a driver loads or builds: one build at a time (see _build's flags)
+_loaded: dict[tuple[str, Callable, str], Callable | None] = {}
+_lock = threading.Lock()  # held while a function loads or builds: one build at a time (see _build's flags)
 
 
 def batch_driver(walk: Callable, example: tuple) -> Callable | None:
     """The ahead-of-time driver of the format walk `walk` for arguments typed as `example` (a full
     argument tuple of `jit.batch_driver`'s driver), built first if need be; None where there is none
     (numba's JIT disabled, a failed build, an argument type the drivers never take)."""
+    return _compiled("batch", walk, example)
+
+
+def word_ends_function(numbers: Callable, example: tuple) -> Callable | None:
+    """`jit.word_ends_function` of the batch lookup `numbers` (a format's `Walk.numbers_kernel`) compiled
+    ahead of time for arguments typed as `example` ((inputs, codes)), built first if need be; None as
+    for `batch_driver`."""
+    return _compiled("word_ends", numbers, example)
+
+
+def _compiled(export: str, kernel: Callable, example: tuple) -> Callable | None:
     if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
-        return None  # kernels run as Python: so must the driver
+        return None  # kernels run as Python: so must what calls them
     key = type_key(example)
     if key is None:
         return None
     with _lock:
-        if (walk, key) not in _loaded:
-            _loaded[walk, key] = _load_or_build(walk, example, key)
-        return _loaded[walk, key]
+        if (export, kernel, key) not in _loaded:
+            _loaded[export, kernel, key] = _load_or_build(export, kernel, example, key)
+        return _loaded[export, kernel, key]
 
 
-def _load_or_build(walk: Callable, example: tuple, key: str) -> Callable | None:
-    digest = hashlib.sha256(f"{key}|{_machine()}".encode()).hexdigest()[:16]
-    name = f"{walk.__name__}_{digest}"
+def _load_or_build(export: str, kernel: Callable, example: tuple, key: str) -> Callable | None:
+    digest = hashlib.sha256(f"{export}|{key}|{_machine()}".encode()).hexdigest()[:16]
+    name = f"{kernel.__name__}_{digest}"
     try:
-        where = kernel_cache_dir(CACHE_KIND, walk, "aot.py")
+        where = kernel_cache_dir(CACHE_KIND, kernel, "aot.py")
         path = where / f"{name}{EXTENSION_SUFFIXES[0]}"
         failed = where / f"{name}.failed"
         if failed.exists():
@@ -89,18 +104,19 @@ def _load_or_build(walk: Callable, example: tuple, key: str) -> Callable | None:
         if not path.exists():
             where.mkdir(parents=True, exist_ok=True)
             try:
-                _build(walk, example, name, where, path)
+                _build(export, kernel, example, name, where, path)
             except Exception as err:  # noqa: BLE001 (any failure of pycc or the C compiler: numba's drivers remain)
                 failed.write_text(f"{type(err).__name__}: {err}\n", encoding="utf-8")
                 return None
-        return _import(name, path).batch
+        return getattr(_import(name, path), export)
     except (OSError, ImportError):  # a cache that cannot be written or read: numba's drivers remain
         return None
 
 
-def _build(walk: Callable, example: tuple, name: str, where: Path, path: Path) -> None:
-    """Compile the driver into `path`, by way of a private directory, so that a reader sees the whole
-    extension or none (two processes that build at once both succeed, the last one's file stays)."""
+def _build(export: str, kernel: Callable, example: tuple, name: str, where: Path, path: Path) -> None:
+    """Compile `export` of `kernel` (`jit.batch_function`'s driver or `jit.word_ends_function`) into
+    `path`, by way of a private directory, so that a reader sees the whole extension or none (two
+    processes that build at once both succeed, the last one's file stays)."""
     import shutil
     import tempfile
     import warnings
@@ -125,12 +141,14 @@ def _build(walk: Callable, example: tuple, name: str, where: Path, path: Path) -
             super().__init__(*args, **kwargs)
             self.release_gil = True
 
+    function, returns = {"batch": (jit.batch_function, types.void),
+                         "word_ends": (jit.word_ends_function, types.int64)}[export]
     building = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=where))
     try:
         compiler = CC(name)
         compiler.output_dir = str(building)
         compiler.target_cpu = "host"
-        compiler.export("batch", types.void(*(numba.typeof(value) for value in example)))(jit.batch_function(walk))
+        compiler.export(export, returns(*(numba.typeof(value) for value in example)))(function(kernel))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             # pycc reads its flags class from its module when it compiles: replaced for this build only

@@ -145,6 +145,28 @@ def batch_function(walk: Callable) -> Callable:
     return batch
 
 
+def word_ends_function(numbers: Callable) -> Callable:
+    """`word_ends(inputs, codes)`: which prefixes of a word (letter codes, at most 63) are words, as bits
+    (bit i: the first i + 1 letters), by the format's batch lookup `numbers` (`Walk.numbers_kernel`,
+    with `inputs` its leading arguments) run on every prefix; for `solver.aot` to compile, as
+    `Lexicon.prefixes` calls it a word at a time."""
+    _compiled_in_place(numbers)
+
+    def word_ends(inputs, codes):
+        count = len(codes)
+        starts = np.zeros(count, np.int64)
+        stops = np.arange(1, count + 1)
+        found = np.empty(count, np.int64)
+        numbers(*inputs, codes, starts, stops, found)
+        ends = 0
+        for i in range(count):
+            if found[i] >= 0:
+                ends |= 1 << i
+        return ends
+
+    return word_ends
+
+
 def _in_walk_cache(walk: Callable, func: Callable) -> Callable:
     """`func`, which compiles `walk` in, compiled into the walk's cache directory (`kernel_cache_dir`)."""
     # numba picks a cached function's directory when it is decorated: the walk's own, then restore.

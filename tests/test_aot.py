@@ -114,3 +114,46 @@ def test_a_build_leaves_one_extension_in_its_walks_directory(isolated_cache, mak
     assert built.name.startswith("boggle_dawg.solver.formats.adtdawg.")
     assert len(list(built.glob("*.so"))) + len(list(built.glob("*.pyd"))) == 1
     assert not list(built.glob(".*")), "a build's private directory was left behind"
+
+
+PREFIX_WORDS = ["tea", "teas", "teaset", "teasets", "quest", "quests", "questset", "set", "sets", "settee"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_prefixes_compiled_ahead_of_time_give_what_the_python_descent_gives(make_lexicon, fmt):
+    lex = open_lexicon(make_lexicon(PREFIX_WORDS), fmt)
+    assert lex._compiled_word_ends is not None
+    asked = [*PREFIX_WORDS, "teasetsx", "QUESTSETS", "questsetsx", "qestset", "tea\nset", "teaé", "é", "",
+             "teas" * 16, "tea" + "s" * 70]  # 64 and 73 letters: beyond one compiled call, the Python descent
+    for word in asked:
+        folded = lex._folded(word)
+        spelled = lex.charset.unfold(folded) if folded else ""
+        expected = [lex.charset.unfold(folded[:end]) for end in lex._descents.word_ends(folded)] if folded else []
+        assert lex.prefixes(word) == expected == [w for w in PREFIX_WORDS if spelled.startswith(w)], word
+
+
+def test_prefixes_without_a_build_descend_in_python(make_lexicon, isolated_cache, monkeypatch):
+    def no_compiler(*args):
+        raise OSError("no C compiler here")
+
+    monkeypatch.setattr(aot, "_build", no_compiler)
+    lex = open_lexicon(make_lexicon(PREFIX_WORDS), "dawg")
+    assert lex.prefixes("Questsets") == ["quest", "quests", "questset"]
+    assert lex._compiled_word_ends is None
+    [reason] = isolated_cache.rglob("*.failed")
+    assert reason.read_text() == "OSError: no C compiler here\n"
+
+
+def test_prefixes_load_their_compiled_code_without_numba(make_lexicon):
+    directory = make_lexicon(PREFIX_WORDS)
+    script = ("import sys, json\n"
+              "from boggle_dawg.solver.lexicon import open_lexicon\n"
+              f"lex = open_lexicon({str(directory)!r}, 'adtdawg')\n"
+              "print(json.dumps([lex.prefixes('teasets'), lex._compiled_word_ends is not None, 'numba' in sys.modules]))\n")
+
+    def run() -> list:
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO)
+        return json.loads(done.stdout)
+
+    run()  # builds the function if this user's cache has none yet (the build imports numba)
+    assert run() == [["tea", "teas", "teaset", "teasets"], True, False]

@@ -22,7 +22,7 @@ import unicodedata
 import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # boards and rules are read where one is scored: word queries
     from ..written import WrittenForms
 
 LISTED_WORDS = 1 << 12  # words a call of a format's word listing gives at most: memory stays bounded
+MAX_COMPILED_PREFIXES = 63  # letters of a word whose prefixes one compiled call finds: one bit each in an int64
 BAD_CODE = 255  # the batch lookup's code for no letter of the charset (WORD_END ends a word)
 # What holds a tile's face while its lone letter is found: capitals, which no lower-cased word holds
 TILE_MARKS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -491,15 +492,44 @@ class Lexicon:
         return chain.from_iterable(words for words, _ in self._listed(_prefix(prefix), True))
 
     def prefixes(self, word: str) -> list[str]:
-        """The words that are prefixes of `word` (itself included), shortest first."""
+        """The words that are prefixes of `word` (itself included), shortest first: compiled where it can
+        be (`_compiled_word_ends`), else a descent in Python."""
         folded = self._folded(word)
         if not folded:
             return []
-        ends = self._descents.word_ends(folded)
         spelled = self.charset.unfold(folded)
-        if len(spelled) == len(folded):  # no tile's letter to spell out: each prefix is a slice
-            return [spelled[:end] for end in ends]
-        return [self.charset.unfold(folded[:end]) for end in ends]
+        sliced = len(spelled) == len(folded)  # no tile's letter to spell out: each prefix is a slice
+        compiled = self._compiled_word_ends
+        if compiled is None or len(folded) > MAX_COMPILED_PREFIXES:
+            ends = self._descents.word_ends(folded)
+            return [spelled[:end] if sliced else self.charset.unfold(folded[:end]) for end in ends]
+        if folded.isascii():
+            found = compiled(folded.encode().translate(self._ascii_code_bytes))
+        else:
+            found = compiled(codecs.charmap_encode(folded, "replace", self._code_map)[0])
+        words = []
+        while found:  # bit i: the first i + 1 letters are a word
+            lowest = found & -found
+            end = lowest.bit_length()
+            words.append(spelled[:end] if sliced else self.charset.unfold(folded[:end]))
+            found ^= lowest
+        return words
+
+    @cached_property
+    def _compiled_word_ends(self) -> Callable[[bytes], int] | None:
+        """Which prefixes of a word (its letter codes) are words, as bits, in one compiled call: the
+        format's batch lookup run on each (`aot.word_ends_function`, built on first use like a batch
+        driver, loaded without numba); None where none can be built."""
+        from .. import aot
+
+        walk = self.walk
+        compiled = aot.word_ends_function(walk.numbers_kernel, (walk.inputs, b"a"))
+        return None if compiled is None else partial(compiled, walk.inputs)
+
+    @cached_property
+    def _ascii_code_bytes(self) -> bytes:
+        """`_ascii_codes` as a bytes.translate table (BAD_CODE beyond ASCII)."""
+        return self._ascii_codes.tobytes() + bytes([BAD_CODE]) * 128
 
     def written(self, word: str) -> tuple[str, ...]:
         """How the list wrote a word ("gläsern", "Straße" where the game plays "glaesern", "strasse"): its
