@@ -8,7 +8,9 @@ Worker: python tests/fuzz_worker.py WORK SPECS_JSON FIRST
   jobs=1 and jobs=2, CPython one board at a time) and runs what `dawgc info`
   (plain and --json), `dawgc verify` and `dawgc words` run.
 
-Supervisor (`run_specs`): starts a worker, gives each case `timeout` seconds,
+Supervisor (`run_specs`): starts a worker, gives each case `timeout` seconds of
+the worker's CPU time (a worker that waited for a core on a loaded machine
+gets more wall time, up to STALLED_CASE_LIMIT timeouts in all),
 and when a case hangs (killed) or the worker dies (signal, exit) records that
 case as the failure, with the last step reached, and starts a new worker at
 the next case, so one crash hides nothing else.
@@ -260,6 +262,19 @@ class _Lines:
         return line.decode("utf-8", "replace")
 
 
+STALLED_CASE_LIMIT = 10  # timeouts of wall time a case may take while its worker used less than one of CPU
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time a process and the children it has waited for used so far (Linux's /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return sum(int(tick) for tick in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime stime cutime cstime
+
+
 def _failure(outcome: str, detail: str, what: str, fmt: str) -> dict:
     return {"outcome": outcome, "detail": detail, "what": what, "fmt": fmt}
 
@@ -277,16 +292,27 @@ def run_specs(specs: list[dict], work: Path, timeout: float, on_result: Callable
                                 stdout=subprocess.PIPE, stderr=errors, cwd=REPO, start_new_session=True)
         lines = _Lines(proc.stdout)
         current, step, what, fmt = None, "start", "", ""
+        case_cpu = stall_limit = 0.0
         deadline = time.monotonic() + start_timeout
         try:
             while True:
-                line = lines.next(deadline)
+                try:
+                    line = lines.next(deadline)
+                except TimeoutError:
+                    used = _cpu_seconds(proc.pid)
+                    if (current is not None and used is not None and used - case_cpu < timeout
+                            and time.monotonic() < stall_limit):
+                        deadline = time.monotonic() + timeout  # it waited for a core: not a hang
+                        continue
+                    raise
                 if line is None:
                     break
                 word, _, rest = line.partition(" ")
                 if word == "START":
                     current, step, what, fmt = int(rest), "start", "", specs[int(rest)]["fmt"]
                     deadline = time.monotonic() + timeout
+                    case_cpu = _cpu_seconds(proc.pid) or 0.0
+                    stall_limit = time.monotonic() + STALLED_CASE_LIMIT * timeout
                 elif word == "STEP":
                     step = rest.partition(" ")[2]
                     if step.startswith("case "):

@@ -31,8 +31,8 @@ import fuzz_cases
 from fuzz_worker import PASSED, run_parallel
 
 PER_KIND_AND_FORMAT = 24  # 6 kinds x 3 formats x 24 = 432 mutated builds, plus every hand-built file
-CASE_TIMEOUT = 10.0       # seconds; an intact lexicon takes well under 0.5 s per case, but a loaded
-                          # 2-core machine can stall a worker for seconds: what this catches is a hang
+CASE_TIMEOUT = 10.0       # CPU seconds of the worker; an intact lexicon takes well under 0.5 s per case, and a worker
+                          # that waits for a core on a loaded machine gets more wall time: what this catches is a hang
 MUTATIONS = tuple(k for k in fuzz_cases.KINDS if k != "hostile")
 HOSTILE = sorted(adversarial.CATALOGUE)
 
