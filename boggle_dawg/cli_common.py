@@ -12,9 +12,9 @@
   (any but the one-board form, which ends at once as any program would) as
   Ctrl-C does, with what Ctrl-C keeps kept and said (a proof's checkpoint, a
   search's best boards) and the engine's workers shut down, then status 143
-  (128 + SIGTERM) and a line that says "terminated"; where Ctrl-C cannot stop
-  the command (SIGINT ignored, as in a shell's background job) SIGTERM ends it
-  as it would any program;
+  (128 + SIGTERM) and a line that says "terminated", whether or not Ctrl-C could
+  stop the command (SIGINT ignored, as in a shell's background job or under
+  nohup: SIGTERM is then the one way to stop it, and still shuts it down in order);
 - every command takes `-h`/`--help` and `--version`; placeholders in help read
   TEXT, INTEGER, FLOAT, PATH.
 
@@ -85,10 +85,8 @@ def _stop_on_sigterm_as_on_ctrl_c() -> None:
 
     def terminate(_signum, _frame) -> None:
         global _terminated
-        if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):  # Ctrl-C cannot stop it
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            signal.raise_signal(signal.SIGTERM)
-            return
+        if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):  # Ctrl-C cannot stop it:
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # the command is stopping, as it would on Ctrl-C
         _terminated = True
         signal.raise_signal(signal.SIGINT)
 

@@ -17,6 +17,22 @@ from boggle_dawg.solver.charset import parse_charset
 from support import word_list_path
 
 
+# The files that take longest (`--durations=0`, benchmarks/results/suite.md), longest first. pytest-xdist
+# (`--dist loadfile --no-loadscope-reorder`) hands files to its workers in collection order as each finishes
+# one, so a long file collected last (test_readme.py, one test of a minute) would leave the other worker
+# idle at the end; started first, the short files fill in behind them and the workers finish together.
+LONGEST_FILES = ("test_readme.py", "test_cluster.py", "test_languages.py", "test_proof.py", "test_proof_driver.py",
+                 "test_checkpoint_upgrades.py", "test_search.py", "test_cuda.py", "test_server.py",
+                 "test_alphabets.py", "test_rooms_restart.py", "test_solver.py", "test_cli_solve.py",
+                 "test_rooms_browser.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest files first (LONGEST_FILES), every other in the order it was collected."""
+    rank = {name: place for place, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
     """built(name, charset="26") -> directory of a build made once per run of the suite.
