@@ -16,7 +16,6 @@ from boggle_dawg.solver.charset import parse_charset
 
 from support import word_list_path
 
-
 # The files that take longest (`--durations=0`, benchmarks/results/suite.md), longest first. pytest-xdist
 # (`--dist loadfile --no-loadscope-reorder`) hands files to its workers in collection order as each finishes
 # one, so a long file collected last (test_readme.py, one test of a minute) would leave the other worker
