@@ -152,8 +152,8 @@ class EngineProgress:
 
     def label(self) -> str:
         """What ran the tasks, for the closing line."""
-        if self.status is None:
-            return "the Dask engine"
+        if self.status is None:  # the engine never reported: it was not started, every task being recorded
+            return "none left to run"
         s = self.status
         return f"{s.total:,} {self.nouns[s.total != 1]} on {s.workers} {plural('worker', s.workers)}"
 

@@ -379,6 +379,33 @@ def test_a_truncated_checkpoint_is_resumed_from(cluster, lexicon, reference, tmp
     assert sorted(contents.records) == list(range(TASKS)) and not contents.torn and contents.duplicates == 0
 
 
+def test_a_finished_checkpoint_gives_its_answer_without_an_engine(cluster, lexicon, lexicon_dir, reference, tmp_path,
+                                                                   monkeypatch):
+    """Resuming a run whose checkpoint holds every task starts no engine (no cluster, no scheduler reached)."""
+    from boggle_dawg.solver.cluster import plan_run
+
+    path = tmp_path / "run.ckpt"
+    plan = _plan(lexicon)
+    run_plan(plan, scheduler=cluster, checkpoint=path)
+    kept = path.read_bytes()
+
+    def no_engine(*args, **kwargs):
+        raise AssertionError("an engine was started for a finished run")
+
+    monkeypatch.setattr(plan_run, "Engine", no_engine)
+    result, outcome = run_plan(plan, workers=2, checkpoint=path, resume=True)
+    assert outcome.complete and len(outcome.resumed) == TASKS
+    assert (result.top, result.rounds, result.evaluations) == (reference.top, reference.rounds, reference.evaluations)
+    assert path.read_bytes() == kept
+    monkeypatch.undo()
+    proc = run_cli("boggle_dawg.dawg_solve", "search", str(lexicon_dir), "--size", "3x3", "--rounds", str(ROUNDS),
+                   "--seed", "11", "--tasks", str(TASKS), "--top", "5", "--json", "--scheduler", "tcp://127.0.0.1:9",
+                   "--checkpoint", str(path), "--resume")
+    assert proc.returncode == 0, proc.stderr  # the scheduler named is never reached
+    assert _answer(json.loads(proc.stdout)) == _reference_answer(reference)
+    assert f"none left to run; {TASKS} tasks resumed from {path}" in proc.stderr
+
+
 def test_a_checkpoint_of_another_run_is_refused(cluster, lexicon_dir, tmp_path):
     path = tmp_path / "run.ckpt"
     proc = _cli_search(lexicon_dir, "--scheduler", cluster, "--checkpoint", str(path), "--tasks", "2")

@@ -6,7 +6,8 @@ identity first), the schema of its task records (their record types, `SearchReco
 `solver.proof.ClassRecord`, with `to_dict`/`from_dict`), whether a record ends the run
 early, and how the records merge into its answer. `run_plan` opens the checkpoint (checked
 against the header and the record schema), starts the engine (or uses one already started),
-runs the job, merges the records and closes both, whatever happens in between.
+runs the job, merges the records and closes both, whatever happens in between. A checkpoint that
+already holds every task's record gives its answer without starting an engine.
 """
 
 from __future__ import annotations
@@ -69,17 +70,28 @@ def run_plan(plan: Plan, workers: int | None = None, scheduler: str | None = Non
     opened = Checkpoint.open(checkpoint, plan.header(), resume, plan.check_record, plan.upgrade_header) \
         if checkpoint is not None \
         else nullcontext()
-    with opened as record_file, (Engine(workers, scheduler) if engine is None else nullcontext(engine)) as engine:
-        if on_start is not None:
-            on_start(engine)
+    with opened as record_file:
         started = time.perf_counter()
+        held = record_file.records if record_file is not None else {}
+        if engine is None and _holds_every_task(plan.job(), held):  # a finished run resumed: no engine to start
+            outcome = Outcome(dict(held), plan.job().count, frozenset(held))
+        else:
+            with Engine(workers, scheduler) if engine is None else nullcontext(engine) as engine:
+                if on_start is not None:
+                    on_start(engine)
+                started = time.perf_counter()
 
-        def arrived(task, record: dict) -> bool:
-            if on_record is not None:
-                on_record(task, record)
-            return plan.stops(record)
+                def arrived(task, record: dict) -> bool:
+                    if on_record is not None:
+                        on_record(task, record)
+                    return plan.stops(record)
 
-        outcome = engine.run(plan.job(), record_file, on_record=arrived, on_status=on_status)
+                outcome = engine.run(plan.job(), record_file, on_record=arrived, on_status=on_status)
         if not outcome.stopped_early and any(plan.stops(r) for r in outcome.records.values()):
             outcome.stopped_early = True  # reached in a run this one resumed
         return plan.merge(outcome, time.perf_counter() - started), outcome
+
+
+def _holds_every_task(job: Job, records: dict) -> bool:
+    """Whether `records` (a checkpoint's) hold a record of every task of `job`."""
+    return len(records) >= job.count and all(task in records for task, _ in job.tasks)
