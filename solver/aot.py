@@ -1,7 +1,9 @@
 """Batch drivers compiled ahead of time: `jit.batch_function`'s drivers built by numba.pycc into
 extension modules in the user cache, which load without importing numba; and in the same way
-`jit.word_ends_function`, a word's prefixes that are words, which `Lexicon.prefixes` calls a word
-at a time (numba's own dispatch would cost more than the lookup).
+the word queries' kernels (`query_function`): a word's prefixes that are words
+(`jit.word_ends_function`, which `Lexicon.prefixes` calls a word at a time: numba's own dispatch
+would cost more than the lookup), the batch lookup and the word listing, so that listing or
+looking up words costs no numba import either.
 
 A process that scores a batch then skips numba's import and its cache loading
 (about 0.3 CPU-s, more than scoring 10,000 4x4 boards takes). A driver is built
@@ -73,11 +75,15 @@ def batch_driver(walk: Callable, example: tuple) -> Callable | None:
     return _compiled("batch", walk, example)
 
 
-def word_ends_function(numbers: Callable, example: tuple) -> Callable | None:
-    """`jit.word_ends_function` of the batch lookup `numbers` (a format's `Walk.numbers_kernel`) compiled
-    ahead of time for arguments typed as `example` ((inputs, codes)), built first if need be; None as
-    for `batch_driver`."""
-    return _compiled("word_ends", numbers, example)
+def query_function(export: str, kernel: Callable, example: tuple) -> Callable | None:
+    """A word query's function of a format kernel compiled ahead of time for arguments typed as
+    `example`, built first if need be; None as for `batch_driver`. `export` names it (QUERY_EXPORTS):
+    "word_ends" (`jit.word_ends_function` of `Walk.numbers_kernel`), "lookup" (`jit.lookup_function`
+    of the same) or "listing" (`jit.listing_function` of `Walk.words_kernel`)."""
+    return _compiled(export, kernel, example)
+
+
+QUERY_EXPORTS = ("word_ends", "lookup", "listing")
 
 
 def _compiled(export: str, kernel: Callable, example: tuple) -> Callable | None:
@@ -142,7 +148,9 @@ def _build(export: str, kernel: Callable, example: tuple, name: str, where: Path
             self.release_gil = True
 
     function, returns = {"batch": (jit.batch_function, types.void),
-                         "word_ends": (jit.word_ends_function, types.int64)}[export]
+                         "word_ends": (jit.word_ends_function, types.int64),
+                         "lookup": (jit.lookup_function, types.void),
+                         "listing": (jit.listing_function, types.UniTuple(types.int64, 2))}[export]
     building = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=where))
     try:
         compiler = CC(name)

@@ -167,6 +167,28 @@ def word_ends_function(numbers: Callable) -> Callable:
     return word_ends
 
 
+def listing_function(words: Callable) -> Callable:
+    """`listing(inputs, prefix, status, frames, listed, numbers)`: a format's word listing
+    (`Walk.words_kernel`) with its leading arguments as one tuple, for `solver.aot` to compile."""
+    _compiled_in_place(words)
+
+    def listing(inputs, prefix, status, frames, listed, numbers):
+        return words(*inputs, prefix, status, frames, listed, numbers)
+
+    return listing
+
+
+def lookup_function(numbers: Callable) -> Callable:
+    """`lookup(inputs, codes, starts, ends, found)`: a format's batch lookup (`Walk.numbers_kernel`)
+    with its leading arguments as one tuple, for `solver.aot` to compile."""
+    _compiled_in_place(numbers)
+
+    def lookup(inputs, codes, starts, ends, found):
+        numbers(*inputs, codes, starts, ends, found)
+
+    return lookup
+
+
 def _in_walk_cache(walk: Callable, func: Callable) -> Callable:
     """`func`, which compiles `walk` in, compiled into the walk's cache directory (`kernel_cache_dir`)."""
     # numba picks a cached function's directory when it is decorated: the walk's own, then restore.

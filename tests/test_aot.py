@@ -144,16 +144,19 @@ def test_prefixes_without_a_build_descend_in_python(make_lexicon, isolated_cache
     assert reason.read_text() == "OSError: no C compiler here\n"
 
 
-def test_prefixes_load_their_compiled_code_without_numba(make_lexicon):
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_word_queries_load_their_compiled_code_without_numba(make_lexicon, fmt):
+    """prefixes, the word listing (keys, iteration, the identity) and the batch lookup: compiled ahead of time."""
     directory = make_lexicon(PREFIX_WORDS)
     script = ("import sys, json\n"
               "from boggle_dawg.solver.lexicon import open_lexicon\n"
-              f"lex = open_lexicon({str(directory)!r}, 'adtdawg')\n"
-              "print(json.dumps([lex.prefixes('teasets'), lex._compiled_word_ends is not None, 'numba' in sys.modules]))\n")
+              f"lex = open_lexicon({str(directory)!r}, {fmt!r})\n"
+              "print(json.dumps([lex.prefixes('teasets'), list(lex.keys('qu')), lex.contains_many(['tea', 'x']).tolist(),\n"
+              "                  len(lex.identity), 'numba' in sys.modules]))\n")
 
     def run() -> list:
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO)
         return json.loads(done.stdout)
 
-    run()  # builds the function if this user's cache has none yet (the build imports numba)
-    assert run() == [["tea", "teas", "teaset", "teasets"], True, False]
+    run()  # builds the functions if this user's cache has none yet (the build imports numba)
+    assert run() == [["tea", "teas", "teaset", "teasets"], ["quest", "quests", "questset"], [True, False], 64, False]

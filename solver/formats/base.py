@@ -355,10 +355,7 @@ class Lexicon:
         folded = self._folded(self._completed(prefix))
         if folded is None or self.charset.outside(folded):
             return
-        from .. import jit
-
-        walk = self.walk
-        listing = jit.compiled_kernel(walk.words_kernel)
+        words_kernel = self.walk.words_kernel
         codes = np.array(self.charset.codes(folded), np.uint8)
         status = np.zeros(2, np.int64)
         frames = np.zeros((self.max_length + 2, 6), np.int64)  # a word's letters, one frame each, and one more
@@ -367,7 +364,7 @@ class Lexicon:
         unfold = self.charset.unfold if spelled else str
         start = unfold(folded)
         while status[0] not in (DONE, TOO_DEEP):
-            count, used = listing(*walk.inputs, codes, status, frames, listed, numbers)
+            count, used = self._query_kernel("listing", words_kernel, codes, status, frames, listed, numbers)
             text = unfold(codecs.charmap_decode(listed[:used].data, "strict", self._letter_table)[0])
             if start:
                 text = start + text.replace("\n", "\n" + start)
@@ -518,12 +515,12 @@ class Lexicon:
     @cached_property
     def _compiled_word_ends(self) -> Callable[[bytes], int] | None:
         """Which prefixes of a word (its letter codes) are words, as bits, in one compiled call: the
-        format's batch lookup run on each (`aot.word_ends_function`, built on first use like a batch
+        format's batch lookup run on each (`aot.query_function`, built on first use like a batch
         driver, loaded without numba); None where none can be built."""
         from .. import aot
 
         walk = self.walk
-        compiled = aot.word_ends_function(walk.numbers_kernel, (walk.inputs, b"a"))
+        compiled = aot.query_function("word_ends", walk.numbers_kernel, (walk.inputs, b"a"))
         return None if compiled is None else partial(compiled, walk.inputs)
 
     @cached_property
@@ -541,15 +538,26 @@ class Lexicon:
 
     def key_ids(self, words: Iterable[str]) -> np.ndarray:
         """The number of each word (as `key_id` gives it), -1 for a word the lexicon lacks (or not a
-        string): the batch lookup, compiled (numba, loaded on first use), the words folded as
-        `key_id` folds them, all at once."""
-        from .. import jit
-
+        string): the batch lookup, compiled (`_query_kernel`), the words folded as `key_id` folds
+        them, all at once."""
         codes, starts, ends = self._word_codes(list(words))
         numbers = np.empty(len(starts), np.int64)
-        walk = self.walk
-        jit.compiled_kernel(walk.numbers_kernel)(*walk.inputs, codes, starts, ends, numbers)
+        self._query_kernel("lookup", self.walk.numbers_kernel, codes, starts, ends, numbers)
         return numbers
+
+    def _query_kernel(self, export: str, kernel: Callable, *arrays: np.ndarray):
+        """`kernel`, a query kernel of this format's walk, run on the walk's inputs and `arrays`: compiled
+        ahead of time where it can be (`aot.query_function`, built on first use, loaded without numba),
+        else by numba."""
+        from .. import aot
+
+        inputs = self.walk.inputs
+        compiled = aot.query_function(export, kernel, (inputs, *arrays))
+        if compiled is not None:
+            return compiled(inputs, *arrays)
+        from .. import jit
+
+        return jit.compiled_kernel(kernel)(*inputs, *arrays)
 
     def contains_many(self, words: Iterable[str]) -> np.ndarray:
         """Whether each word is in the lexicon, as `word in lexicon` says: `key_ids(words) >= 0`."""
