@@ -3,7 +3,8 @@ extension modules in the user cache, which load without importing numba; and in 
 the word queries' kernels (`query_function`): a word's prefixes that are words
 (`jit.word_ends_function`, which `Lexicon.prefixes` calls a word at a time: numba's own dispatch
 would cost more than the lookup), the batch lookup and the word listing, so that listing or
-looking up words costs no numba import either.
+looking up words costs no numba import either; the three are one extension module per format
+walk and type of its inputs (one build, not three).
 
 A process that scores a batch then skips numba's import and its cache loading
 (about 0.3 CPU-s, more than scoring 10,000 4x4 boards takes). A driver is built
@@ -64,42 +65,72 @@ def type_key(value: object) -> str | None:
     return None
 
 
-_loaded: dict[tuple[str, Callable, str], Callable | None] = {}
-_lock = threading.Lock()  # held while a function loads or builds: one build at a time (see _build's flags)
+_loaded: dict[tuple[str, Callable, str], object | None] = {}
+_lock = threading.Lock()  # held while a module loads or builds: one build at a time (see _build's flags)
 
 
 def batch_driver(walk: Callable, example: tuple) -> Callable | None:
     """The ahead-of-time driver of the format walk `walk` for arguments typed as `example` (a full
     argument tuple of `jit.batch_driver`'s driver), built first if need be; None where there is none
     (numba's JIT disabled, a failed build, an argument type the drivers never take)."""
-    return _compiled("batch", walk, example)
+    module = _module("batch", walk, type_key(example),
+                     lambda: {"batch": (_jit_function("batch_function", walk), "void", example)})
+    return None if module is None else module.batch
 
 
-def query_function(export: str, kernel: Callable, example: tuple) -> Callable | None:
-    """A word query's function of a format kernel compiled ahead of time for arguments typed as
-    `example`, built first if need be; None as for `batch_driver`. `export` names it (QUERY_EXPORTS):
-    "word_ends" (`jit.word_ends_function` of `Walk.numbers_kernel`), "lookup" (`jit.lookup_function`
-    of the same) or "listing" (`jit.listing_function` of `Walk.words_kernel`)."""
-    return _compiled(export, kernel, example)
+# The word queries' functions (`jit.word_ends_function`, `jit.lookup_function`, `jit.listing_function`) after
+# the walk's inputs: arguments typed as these examples, the types their callers give (`Lexicon._query_kernel`).
+QUERY_EXAMPLES = {
+    "word_ends": (b"a",),  # a word's letter codes
+    "lookup": (np.zeros(1, np.uint8), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64)),
+    "listing": (np.zeros(1, np.uint8), np.zeros(2, np.int64), np.zeros((1, 6), np.int64), np.zeros(1, np.uint8),
+                np.zeros(1, np.int64)),
+}
+QUERY_RETURNS = {"word_ends": "int64", "lookup": "void", "listing": "UniTuple(int64, 2)"}
+_QUERY_KEYS = {export: type_key(example) for export, example in QUERY_EXAMPLES.items()}
 
 
-QUERY_EXPORTS = ("word_ends", "lookup", "listing")
+def query_function(export: str, numbers: Callable, words: Callable, inputs: tuple, arguments: tuple) -> Callable | None:
+    """The word query `export` (QUERY_EXAMPLES) of a format walk compiled ahead of time, for the walk's
+    batch lookup `numbers` and word listing `words` (`Walk.numbers_kernel`, `Walk.words_kernel`) and its
+    `inputs`, where `arguments` (what follows the inputs) have the types it was built for: one
+    extension module per walk and type of inputs holds all three, built first if need be; None as for
+    `batch_driver`, or where `arguments` are typed otherwise."""
+    if type_key(arguments) != _QUERY_KEYS[export]:
+        return None
+    kernels = {"word_ends": ("word_ends_function", numbers), "lookup": ("lookup_function", numbers),
+               "listing": ("listing_function", words)}
+
+    def exports() -> dict:
+        return {name: (_jit_function(maker, kernel), QUERY_RETURNS[name], (inputs, *QUERY_EXAMPLES[name]))
+                for name, (maker, kernel) in kernels.items()}
+
+    module = _module("queries", numbers, type_key(inputs), exports)
+    return None if module is None else getattr(module, export)
 
 
-def _compiled(export: str, kernel: Callable, example: tuple) -> Callable | None:
+def _jit_function(maker: str, kernel: Callable) -> Callable:
+    """`jit.<maker>(kernel)`: what a build compiles (numba is imported here, for builds only)."""
+    from . import jit
+
+    return getattr(jit, maker)(kernel)
+
+
+def _module(kind: str, kernel: Callable, key: str | None, exports: Callable[[], dict]) -> object | None:
+    """The extension module of `kind` for `kernel` and argument types `key`, loaded or built first from
+    `exports()` ({name: (function, return type, example arguments)}); None where there is none."""
     if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         return None  # kernels run as Python: so must what calls them
-    key = type_key(example)
     if key is None:
         return None
     with _lock:
-        if (export, kernel, key) not in _loaded:
-            _loaded[export, kernel, key] = _load_or_build(export, kernel, example, key)
-        return _loaded[export, kernel, key]
+        if (kind, kernel, key) not in _loaded:
+            _loaded[kind, kernel, key] = _load_or_build(kind, kernel, key, exports)
+        return _loaded[kind, kernel, key]
 
 
-def _load_or_build(export: str, kernel: Callable, example: tuple, key: str) -> Callable | None:
-    digest = hashlib.sha256(f"{export}|{key}|{_machine()}".encode()).hexdigest()[:16]
+def _load_or_build(kind: str, kernel: Callable, key: str, exports: Callable[[], dict]) -> object | None:
+    digest = hashlib.sha256(f"{kind}|{key}|{_machine()}".encode()).hexdigest()[:16]
     name = f"{kernel.__name__}_{digest}"
     try:
         where = kernel_cache_dir(CACHE_KIND, kernel, "aot.py")
@@ -110,18 +141,18 @@ def _load_or_build(export: str, kernel: Callable, example: tuple, key: str) -> C
         if not path.exists():
             where.mkdir(parents=True, exist_ok=True)
             try:
-                _build(export, kernel, example, name, where, path)
+                _build(exports(), name, where, path)
             except Exception as err:  # noqa: BLE001 (any failure of pycc or the C compiler: numba's drivers remain)
                 failed.write_text(f"{type(err).__name__}: {err}\n", encoding="utf-8")
                 return None
-        return getattr(_import(name, path), export)
+        return _import(name, path)
     except (OSError, ImportError):  # a cache that cannot be written or read: numba's drivers remain
         return None
 
 
-def _build(export: str, kernel: Callable, example: tuple, name: str, where: Path, path: Path) -> None:
-    """Compile `export` of `kernel` (`jit.batch_function`'s driver or `jit.word_ends_function`) into
-    `path`, by way of a private directory, so that a reader sees the whole extension or none (two
+def _build(exports: dict, name: str, where: Path, path: Path) -> None:
+    """Compile `exports` ({name: (function, return type, example arguments)}) into the extension module
+    at `path`, by way of a private directory, so that a reader sees the whole extension or none (two
     processes that build at once both succeed, the last one's file stays)."""
     import shutil
     import tempfile
@@ -129,8 +160,6 @@ def _build(export: str, kernel: Callable, example: tuple, name: str, where: Path
 
     import numba
     from numba import types
-
-    from . import jit
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pycc's pending deprecation: it is still numba's AOT compiler
@@ -147,16 +176,14 @@ def _build(export: str, kernel: Callable, example: tuple, name: str, where: Path
             super().__init__(*args, **kwargs)
             self.release_gil = True
 
-    function, returns = {"batch": (jit.batch_function, types.void),
-                         "word_ends": (jit.word_ends_function, types.int64),
-                         "lookup": (jit.lookup_function, types.void),
-                         "listing": (jit.listing_function, types.UniTuple(types.int64, 2))}[export]
+    returns = {"void": types.void, "int64": types.int64, "UniTuple(int64, 2)": types.UniTuple(types.int64, 2)}
     building = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=where))
     try:
         compiler = CC(name)
         compiler.output_dir = str(building)
         compiler.target_cpu = "host"
-        compiler.export(export, returns(*(numba.typeof(value) for value in example)))(function(kernel))
+        for export, (function, returned, example) in exports.items():
+            compiler.export(export, returns[returned](*(numba.typeof(value) for value in example)))(function)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             # pycc reads its flags class from its module when it compiles: replaced for this build only

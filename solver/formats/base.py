@@ -520,7 +520,7 @@ class Lexicon:
         from .. import aot
 
         walk = self.walk
-        compiled = aot.query_function("word_ends", walk.numbers_kernel, (walk.inputs, b"a"))
+        compiled = aot.query_function("word_ends", walk.numbers_kernel, walk.words_kernel, walk.inputs, (b"a",))
         return None if compiled is None else partial(compiled, walk.inputs)
 
     @cached_property
@@ -551,13 +551,13 @@ class Lexicon:
         else by numba."""
         from .. import aot
 
-        inputs = self.walk.inputs
-        compiled = aot.query_function(export, kernel, (inputs, *arrays))
+        walk = self.walk
+        compiled = aot.query_function(export, walk.numbers_kernel, walk.words_kernel, walk.inputs, arrays)
         if compiled is not None:
-            return compiled(inputs, *arrays)
+            return compiled(walk.inputs, *arrays)
         from .. import jit
 
-        return jit.compiled_kernel(kernel)(*inputs, *arrays)
+        return jit.compiled_kernel(kernel)(*walk.inputs, *arrays)
 
     def contains_many(self, words: Iterable[str]) -> np.ndarray:
         """Whether each word is in the lexicon, as `word in lexicon` says: `key_ids(words) >= 0`."""
@@ -588,7 +588,7 @@ class Lexicon:
         if text.isascii():  # a table lookup per byte
             data = self._ascii_codes[np.frombuffer(text.encode("ascii"), np.uint8)]
         else:
-            data = np.frombuffer(codecs.charmap_encode(text, "replace", self._code_map)[0], np.uint8)
+            data = np.frombuffer(bytearray(codecs.charmap_encode(text, "replace", self._code_map)[0]), np.uint8)
         ends = np.flatnonzero(data == WORD_END)
         starts = np.concatenate(([0], ends + 1))
         return data, starts, np.concatenate((ends, [len(data)]))
