@@ -475,7 +475,9 @@ class Lexicon:
 
     def __contains__(self, word: object) -> bool:
         folded = self._folded(word)
-        return bool(folded) and self._descents.has(folded) is not None
+        if not folded:
+            return False
+        return self._descents.has(folded) is not None
 
     def __len__(self) -> int:
         return self.word_count
