@@ -29,10 +29,14 @@ import threading
 from collections.abc import Callable
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .user_cache import kernel_cache_dir
+
+if TYPE_CHECKING:
+    from .board_walk import Walk
 
 CACHE_KIND = "aot"
 
@@ -90,22 +94,22 @@ QUERY_RETURNS = {"word_ends": "int64", "lookup": "void", "listing": "UniTuple(in
 _QUERY_KEYS = {export: type_key(example) for export, example in QUERY_EXAMPLES.items()}
 
 
-def query_function(export: str, numbers: Callable, words: Callable, inputs: tuple, arguments: tuple) -> Callable | None:
-    """The word query `export` (QUERY_EXAMPLES) of a format walk compiled ahead of time, for the walk's
-    batch lookup `numbers` and word listing `words` (`Walk.numbers_kernel`, `Walk.words_kernel`) and its
-    `inputs`, where `arguments` (what follows the inputs) have the types it was built for: one
-    extension module per walk and type of inputs holds all three, built first if need be; None as for
-    `batch_driver`, or where `arguments` are typed otherwise."""
+def query_function(export: str, walk: Walk, arguments: tuple) -> Callable | None:
+    """The word query `export` (QUERY_EXAMPLES) of a format walk compiled ahead of time, called as
+    function(walk.inputs, *arguments) where `arguments` have the types it was built for: the walk's
+    batch lookup and word listing (`Walk.numbers_kernel`, `Walk.words_kernel`) in one extension
+    module per walk and type of its inputs, built first if need be; None as for `batch_driver`, or
+    where `arguments` are typed otherwise."""
     if type_key(arguments) != _QUERY_KEYS[export]:
         return None
-    kernels = {"word_ends": ("word_ends_function", numbers), "lookup": ("lookup_function", numbers),
-               "listing": ("listing_function", words)}
+    kernels = {"word_ends": ("word_ends_function", walk.numbers_kernel),
+               "lookup": ("lookup_function", walk.numbers_kernel), "listing": ("listing_function", walk.words_kernel)}
 
     def exports() -> dict:
-        return {name: (_jit_function(maker, kernel), QUERY_RETURNS[name], (inputs, *QUERY_EXAMPLES[name]))
+        return {name: (_jit_function(maker, kernel), QUERY_RETURNS[name], (walk.inputs, *QUERY_EXAMPLES[name]))
                 for name, (maker, kernel) in kernels.items()}
 
-    module = _module("queries", numbers, type_key(inputs), exports)
+    module = _module("queries", walk.numbers_kernel, type_key(walk.inputs), exports)
     return None if module is None else getattr(module, export)
 
 

@@ -522,7 +522,7 @@ class Lexicon:
         from .. import aot
 
         walk = self.walk
-        compiled = aot.query_function("word_ends", walk.numbers_kernel, walk.words_kernel, walk.inputs, (b"a",))
+        compiled = aot.query_function("word_ends", walk, (b"a",))
         return None if compiled is None else partial(compiled, walk.inputs)
 
     @cached_property
@@ -554,7 +554,7 @@ class Lexicon:
         from .. import aot
 
         walk = self.walk
-        compiled = aot.query_function(export, walk.numbers_kernel, walk.words_kernel, walk.inputs, arrays)
+        compiled = aot.query_function(export, walk, arrays)
         if compiled is not None:
             return compiled(walk.inputs, *arrays)
         from .. import jit
