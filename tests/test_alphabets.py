@@ -269,6 +269,20 @@ def test_a_board_letter_the_language_folds_reads_as_its_fold(tmp_path):
         lex.score("όλας", shape=(1, 4))
 
 
+def test_a_language_that_folds_an_ascii_letter_looks_words_up_folded(tmp_path):
+    """Word queries take the general path for an ASCII word holding a letter the language folds
+    (here "c" played as "k"): `in`, key_id, prefixes and the batch lookup all see the folded word."""
+    source = tmp_path / "words.txt"
+    source.write_text("kat\nkats\nsak\n", encoding="utf-8")
+    language = load_language(str(language_file(tmp_path, "kk", "aksty", {}, {"c": "k"})))
+    build_lexicon(source, language.charset(), tmp_path / "out", options=ListOptions(language=language))
+    for fmt in FORMATS:
+        lex = open_lexicon(tmp_path / "out", fmt)
+        assert "cat" in lex and "CATS" in lex and "sac" in lex and "cast" not in lex, fmt
+        assert lex.key_id("cat") == lex.key_id("kat") and lex.prefixes("Cats") == ["kat", "kats"], fmt
+        assert lex.contains_many(["cat", "sac", "cast"]).tolist() == [True, True, False], fmt
+
+
 def test_english_files_keep_the_first_format_version(make_lexicon):
     out = make_lexicon(["quit", "cat", "zebra", "aqua"])
     fields = np.frombuffer((out / "trie.bin").read_bytes()[:HEADER.itemsize], HEADER)[0]

@@ -415,7 +415,7 @@ class Lexicon:
         letters, the first letter of each tile's face, the ASCII characters the language folds."""
         screens = {symbol for symbol, _ in self.charset.tiles} | {face[0] for _, face in self.charset.tiles}
         if self.language_section is not None:
-            screens |= {chr(code) for code in self.language._fold_table if code < 128}
+            screens |= {source for source, _ in self.language.folds if source.isascii()}
         return "".join(sorted(screens))
 
     def _completed(self, prefix: str) -> str:
