@@ -22,7 +22,7 @@ import unicodedata
 import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from functools import cached_property, partial
+from functools import cached_property
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -496,34 +496,42 @@ class Lexicon:
         folded = self._folded(word)
         if not folded:
             return []
-        spelled = self.charset.unfold(folded)
-        sliced = len(spelled) == len(folded)  # no tile's letter to spell out: each prefix is a slice
+        sliced = True  # no tile's letter to spell out: each prefix is a slice of the folded word
+        for symbol in self._tile_letters:
+            if symbol in folded:
+                sliced = False
+                break
         compiled = self._compiled_word_ends
         if compiled is None or len(folded) > MAX_COMPILED_PREFIXES:
             ends = self._descents.word_ends(folded)
-            return [spelled[:end] if sliced else self.charset.unfold(folded[:end]) for end in ends]
+            return [folded[:end] if sliced else self.charset.unfold(folded[:end]) for end in ends]
+        function, inputs = compiled
         if folded.isascii():
-            found = compiled(folded.encode().translate(self._ascii_code_bytes))
+            found = function(inputs, folded.encode().translate(self._ascii_code_bytes))
         else:
-            found = compiled(codecs.charmap_encode(folded, "replace", self._code_map)[0])
+            found = function(inputs, codecs.charmap_encode(folded, "replace", self._code_map)[0])
         words = []
         while found:  # bit i: the first i + 1 letters are a word
             lowest = found & -found
             end = lowest.bit_length()
-            words.append(spelled[:end] if sliced else self.charset.unfold(folded[:end]))
+            words.append(folded[:end] if sliced else self.charset.unfold(folded[:end]))
             found ^= lowest
         return words
 
     @cached_property
-    def _compiled_word_ends(self) -> Callable[[bytes], int] | None:
+    def _tile_letters(self) -> tuple[str, ...]:
+        return tuple(symbol for symbol, _ in self.charset.tiles)
+
+    @cached_property
+    def _compiled_word_ends(self) -> tuple[Callable[[tuple, bytes], int], tuple] | None:
         """Which prefixes of a word (its letter codes) are words, as bits, in one compiled call: the
         format's batch lookup run on each (`aot.query_function`, built on first use like a batch
-        driver, loaded without numba); None where none can be built."""
+        driver, loaded without numba), with the walk's inputs to call it with; None where none can be built."""
         from .. import aot
 
         walk = self.walk
         compiled = aot.query_function("word_ends", walk, (b"a",))
-        return None if compiled is None else partial(compiled, walk.inputs)
+        return None if compiled is None else (compiled, walk.inputs)
 
     @cached_property
     def _ascii_code_bytes(self) -> bytes:
