@@ -28,7 +28,9 @@ workloads, each a table:
      a saved trie), and the open alone, in process.
 Within a workload every implementation runs once per round, in rotating order;
 only CPU time counts (`time.process_time` in the process that ran it, or the
-child's rusage), given as min / median / max over the rounds. Every answer is
+child's rusage), given as min / median / max over the rounds; the garbage
+collector runs before each timed call and is held off during it (`timed`, as
+timeit does), on both sides. Every answer is
 checked against every other (hit counts in every round; the hit pattern of all
 queries, the keys and the prefixes once, untimed); a mismatch is printed and
 written into the results, and the script exits 1.
@@ -37,6 +39,7 @@ written into the results, and the script exits 1.
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import inspect
 import json
@@ -109,6 +112,21 @@ def loop_prefixes(prefixes, words):
     return [prefixes(word) for word in words]
 
 
+def timed(call):
+    """call()'s result with its CPU and wall seconds, the garbage collector run first and held off
+    during, as timeit does: a collection whose cost is set by the size of this process's heap (the
+    queries, the answers kept) is no query's cost."""
+    gc.collect()
+    gc.disable()
+    try:
+        wall, cpu = time.perf_counter(), time.process_time()
+        answer = call()
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    finally:
+        gc.enable()
+    return answer, cpu, wall
+
+
 def digest(lines):
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
 
@@ -118,11 +136,11 @@ def prefixes_digest(lists):
 
 
 LOOPS = "\n\n".join(inspect.getsource(f) for f in (loop_in, map_in, loop_ids, subscript_ids, repeated_keys,
-                                                     loop_prefixes, digest, prefixes_digest))
+                                                     loop_prefixes, timed, digest, prefixes_digest))
 
 # The anchors' worker: JSON requests on stdin, one JSON answer a line on stdout.
 WORKER = '''
-import hashlib, importlib.metadata, json, platform, sys, time
+import gc, hashlib, importlib.metadata, json, platform, sys, time
 ''' + LOOPS + '''
 
 def read(path):
@@ -184,28 +202,29 @@ def run(request):
     name, what = request["name"], request["what"]
     t = lex[name]
     queries, present = data["queries"], data["present"]
-    wall, cpu = time.perf_counter(), time.process_time()
-    if what == "in":
-        answer = loop_in(t, queries)
-    elif what == "map in":
-        answer = map_in(t, queries)
-    elif what == "key_id":
-        answer = len(loop_ids(t.key_id, present))
-    elif what == "trie[word]":
-        answer = len(subscript_ids(t, present))
-    elif what == "keys":
-        answer = repeated_keys(t.keys, request["prefix"], request["reps"])
-    elif what == "prefixes":
-        answer = loop_prefixes(t.prefixes, data["sample"])
-    elif what == "open":
-        if name == "marisa":
-            libraries["marisa"].Trie().mmap(request["marisa_file"])
-        else:
-            libraries[name].CompletionDAWG().load(request["dawg_file"])
-        answer = None
-    else:
+
+    def query():
+        if what == "in":
+            return loop_in(t, queries)
+        if what == "map in":
+            return map_in(t, queries)
+        if what == "key_id":
+            return len(loop_ids(t.key_id, present))
+        if what == "trie[word]":
+            return len(subscript_ids(t, present))
+        if what == "keys":
+            return repeated_keys(t.keys, request["prefix"], request["reps"])
+        if what == "prefixes":
+            return loop_prefixes(t.prefixes, data["sample"])
+        if what == "open":
+            if name == "marisa":
+                libraries["marisa"].Trie().mmap(request["marisa_file"])
+            else:
+                libraries[name].CompletionDAWG().load(request["dawg_file"])
+            return None
         raise ValueError(what)
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+
+    answer, cpu, wall = timed(query)
     if what == "keys":  # what the rounds compare, made after the clock stops
         answer = digest(sorted(answer))
     elif what == "prefixes":
@@ -393,9 +412,7 @@ def main() -> None:
         """A timed run of `function`; `answer_of` makes what the rounds compare of its result after the
         clock stops (as the anchors' worker does)."""
         def measurement() -> Run:
-            wall, cpu = time.perf_counter(), time.process_time()
-            answer = function()
-            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            answer, cpu, wall = timed(function)
             results.setdefault(label, []).append(answer_of(answer))
             return Run(wall, cpu)
         return measurement
@@ -602,7 +619,8 @@ def main() -> None:
          f"half random lower-case strings of a drawn word's length that are no word, shuffled (seed {SEED}). "
          f"{repeats.describe().capitalize()} (workload 5's fresh interpreters: {start_repeats.describe()}), "
          "every implementation once per round in rotating order. Only CPU time counts: `time.process_time()` "
-         "around the timed call in the process that runs it (ours here, the anchors in their worker), so the "
+         "around the timed call in the process that runs it (ours here, the anchors in their worker), the "
+         "garbage collector run before it and held off during it on both sides (as timeit does), so the "
          "load of this shared machine moves the figures less than wall time would. Ratio columns divide our "
          "median by the anchor's: for rates, below 1x means ours is slower; for CPU times, above 1x means ours "
          "is slower."), "",
