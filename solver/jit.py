@@ -11,8 +11,10 @@ parallel. Batches load it compiled ahead of time (`solver.aot`, which builds
 it with this module's overloads and needs no numba to load it);
 `batch_driver(walk)` compiles it here where no such build can be made.
 `compiled_kernel(walk)` is the walk alone, compiled, for one
-board and its words where numba is loaded anyway; `compiled_kernel` compiles a
-format's batch word lookup too.
+board and its words where numba is loaded anyway. The word queries' kernels (the
+batch lookup, the word listing, a word's prefixes) are wrapped here for
+`solver.aot` to compile ahead of time (`word_ends_function`, `lookup_function`,
+`listing_function`); `compiled_kernel` compiles the first two where it cannot.
 """
 
 from __future__ import annotations
