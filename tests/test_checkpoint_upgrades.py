@@ -60,6 +60,7 @@ def test_a_format_1_proof_checkpoint_resumes_when_its_plan_is_this_lexicons(make
 ANSWERS = {("3x4", "standard", 1651): [{"board": "dnisetalsrep", "score": 1651}],
            ("3x4", "standard", 1668): [{"board": "dnisetalsrep", "score": 1668}],  # TWL06
            ("3x4", "standard", 1718): [{"board": "dnisetalsrep", "score": 1718}],  # NASPA2023
+           ("3x4", "standard", 1701): [{"board": "dnisetalsrep", "score": 1701}],  # OSPD5
            ("3x4", "big", 1574): [{"board": "dnisetalsrep", "score": 1574}],
            ("3x4", "big", 1590): [{"board": "dnisetalsrep", "score": 1590}]}
 
