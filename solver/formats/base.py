@@ -355,7 +355,6 @@ class Lexicon:
         folded = self._folded(self._completed(prefix))
         if folded is None or self.charset.outside(folded):
             return
-        words_kernel = self.walk.words_kernel
         codes = np.array(self.charset.codes(folded), np.uint8)
         status = np.zeros(2, np.int64)
         frames = np.zeros((self.max_length + 2, 6), np.int64)  # a word's letters, one frame each, and one more
@@ -364,7 +363,7 @@ class Lexicon:
         unfold = self.charset.unfold if spelled else str
         start = unfold(folded)
         while status[0] not in (DONE, TOO_DEEP):
-            count, used = self._query_kernel("listing", words_kernel, codes, status, frames, listed, numbers)
+            count, used = self._query_kernel("listing", codes, status, frames, listed, numbers)
             text = unfold(codecs.charmap_decode(listed[:used].data, "strict", self._letter_table)[0])
             if start:
                 text = start + text.replace("\n", "\n" + start)
@@ -552,13 +551,13 @@ class Lexicon:
         them, all at once."""
         codes, starts, ends = self._word_codes(list(words))
         numbers = np.empty(len(starts), np.int64)
-        self._query_kernel("lookup", self.walk.numbers_kernel, codes, starts, ends, numbers)
+        self._query_kernel("lookup", codes, starts, ends, numbers)
         return numbers
 
-    def _query_kernel(self, export: str, kernel: Callable, *arrays: np.ndarray):
-        """`kernel`, a query kernel of this format's walk, run on the walk's inputs and `arrays`: compiled
-        ahead of time where it can be (`aot.query_function`, built on first use, loaded without numba),
-        else by numba."""
+    def _query_kernel(self, export: str, *arrays: np.ndarray):
+        """A query kernel of this format's walk ("lookup": its batch lookup, "listing": its word listing)
+        run on the walk's inputs and `arrays`: compiled ahead of time where it can be
+        (`aot.query_function`, built on first use, loaded without numba), else by numba."""
         from .. import aot
 
         walk = self.walk
@@ -567,6 +566,7 @@ class Lexicon:
             return compiled(walk.inputs, *arrays)
         from .. import jit
 
+        kernel = walk.numbers_kernel if export == "lookup" else walk.words_kernel
         return jit.compiled_kernel(kernel)(*walk.inputs, *arrays)
 
     def contains_many(self, words: Iterable[str]) -> np.ndarray:
