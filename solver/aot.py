@@ -13,7 +13,8 @@ compiled into it (`kernel_cache_dir`), per machine (it is compiled for this
 CPU) and per types of its arguments (the extension trusts the types it was
 built for, so they are part of its name). Building imports numba; loading
 never does. The driver releases the GIL as numba's own do, so threads score
-in parallel and the waiting caller takes Ctrl-C. A build that fails (no C
+in parallel and the waiting caller takes Ctrl-C (the word queries, over in
+microseconds, keep it: `RELEASES_GIL`). A build that fails (no C
 compiler, a numba without pycc) leaves its reason in the cache and batches on
 numba's drivers (`jit.batch_driver`).
 """
@@ -39,6 +40,11 @@ if TYPE_CHECKING:
     from .board_walk import Walk
 
 CACHE_KIND = "aot"
+# Whether a kind of module releases the GIL around its functions: a batch of boards does, so that threads
+# score in parallel and the waiting caller takes Ctrl-C; the word queries do not: each is over in
+# microseconds, and releasing and taking back the GIL costs about 70 ns a call, a third of a short word's
+# `prefixes` call.
+RELEASES_GIL = {"batch": True, "queries": False}
 
 
 def _machine() -> str:
@@ -145,7 +151,7 @@ def _load_or_build(kind: str, kernel: Callable, key: str, exports: Callable[[], 
         if not path.exists():
             where.mkdir(parents=True, exist_ok=True)
             try:
-                _build(exports(), name, where, path)
+                _build(exports(), name, where, path, RELEASES_GIL[kind])
             except Exception as err:  # noqa: BLE001 (any failure of pycc or the C compiler: numba's drivers remain)
                 failed.write_text(f"{type(err).__name__}: {err}\n", encoding="utf-8")
                 return None
@@ -154,10 +160,11 @@ def _load_or_build(kind: str, kernel: Callable, key: str, exports: Callable[[], 
         return None
 
 
-def _build(exports: dict, name: str, where: Path, path: Path) -> None:
+def _build(exports: dict, name: str, where: Path, path: Path, release_gil: bool) -> None:
     """Compile `exports` ({name: (function, return type, example arguments)}) into the extension module
-    at `path`, by way of a private directory, so that a reader sees the whole extension or none (two
-    processes that build at once both succeed, the last one's file stays)."""
+    at `path`, releasing the GIL around them or not, by way of a private directory, so that a reader
+    sees the whole extension or none (two processes that build at once both succeed, the last one's
+    file stays)."""
     import shutil
     import tempfile
     import warnings
@@ -170,15 +177,15 @@ def _build(exports: dict, name: str, where: Path, path: Path) -> None:
         from numba.pycc import CC
         from numba.pycc import compiler as pycc_compiler
 
-    class ReleasingTheGil(pycc_compiler.Flags):
-        """pycc's compilation flags with the GIL released around the driver, as KERNEL_OPTIONS' nogil
-        does for numba's: threads score in parallel, and a caller waiting for a board takes Ctrl-C."""
+    class GilFlags(pycc_compiler.Flags):
+        """pycc's compilation flags, with the GIL released around the functions (as KERNEL_OPTIONS'
+        nogil does for numba's) where `release_gil` says so."""
 
         __slots__ = ()
 
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
-            self.release_gil = True
+            self.release_gil = release_gil
 
     returns = {"void": types.void, "int64": types.int64, "UniTuple(int64, 2)": types.UniTuple(types.int64, 2)}
     building = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=where))
@@ -191,7 +198,7 @@ def _build(exports: dict, name: str, where: Path, path: Path) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             # pycc reads its flags class from its module when it compiles: replaced for this build only
-            pycc_compiler.Flags, plain = ReleasingTheGil, pycc_compiler.Flags
+            pycc_compiler.Flags, plain = GilFlags, pycc_compiler.Flags
             try:
                 compiler.compile()
             finally:

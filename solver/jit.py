@@ -156,9 +156,13 @@ def word_ends_function(numbers: Callable) -> Callable:
 
     def word_ends(inputs, codes):
         count = len(codes)
-        starts = np.zeros(count, np.int64)
-        stops = np.arange(1, count + 1)
-        found = np.empty(count, np.int64)
+        scratch = np.empty(3 * count, np.int64)  # one allocation: the prefixes' starts, ends and numbers
+        starts = scratch[:count]
+        stops = scratch[count:2 * count]
+        found = scratch[2 * count:]
+        for i in range(count):
+            starts[i] = 0
+            stops[i] = i + 1
         numbers(*inputs, codes, starts, stops, found)
         ends = 0
         for i in range(count):

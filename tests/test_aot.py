@@ -123,7 +123,7 @@ PREFIX_WORDS = ["tea", "teas", "teaset", "teasets", "quest", "quests", "questset
 def test_prefixes_compiled_ahead_of_time_give_what_the_python_descent_gives(make_lexicon, fmt):
     lex = open_lexicon(make_lexicon(PREFIX_WORDS), fmt)
     assert lex._compiled_word_ends is not None
-    asked = [*PREFIX_WORDS, "teasetsx", "QUESTSETS", "questsetsx", "qestset", "tea\nset", "teaé", "é", "",
+    asked = [*PREFIX_WORDS, "teasetsx", "TeaSets", "teas-ets", "QUESTSETS", "questsetsx", "qestset", "tea\nset", "teaé", "é", "",
              "teas" * 16, "tea" + "s" * 70]  # 64 and 73 letters: beyond one compiled call, the Python descent
     for word in asked:
         folded = lex._folded(word)

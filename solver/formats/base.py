@@ -491,7 +491,23 @@ class Lexicon:
 
     def prefixes(self, word: str) -> list[str]:
         """The words that are prefixes of `word` (itself included), shortest first: compiled where it can
-        be (`_compiled_word_ends`), else a descent in Python."""
+        be (`_compiled_word_ends`), else a descent in Python. An ASCII word that folds by `lower()`
+        alone (`_folded`) takes the shortest way: its prefixes are slices of it."""
+        compiled = self._compiled_word_ends
+        if compiled is not None and word.__class__ is str and word.isascii() and len(word) <= MAX_COMPILED_PREFIXES:
+            plain = word.lower()
+            function, inputs, table, screens = compiled
+            for screen in screens:
+                if screen in plain:
+                    break
+            else:
+                found = function(inputs, plain.encode().translate(table))
+                words = []
+                while found:  # bit i: the first i + 1 letters are a word
+                    lowest = found & -found
+                    words.append(plain[:lowest.bit_length()])
+                    found ^= lowest
+                return words
         folded = self._folded(word)
         if not folded:
             return []
@@ -500,42 +516,35 @@ class Lexicon:
             if symbol in folded:
                 sliced = False
                 break
-        compiled = self._compiled_word_ends
         if compiled is None or len(folded) > MAX_COMPILED_PREFIXES:
             ends = self._descents.word_ends(folded)
-            return [folded[:end] if sliced else self.charset.unfold(folded[:end]) for end in ends]
-        function, inputs = compiled
-        if folded.isascii():
-            found = function(inputs, folded.encode().translate(self._ascii_code_bytes))
         else:
-            found = function(inputs, codecs.charmap_encode(folded, "replace", self._code_map)[0])
-        words = []
-        while found:  # bit i: the first i + 1 letters are a word
-            lowest = found & -found
-            end = lowest.bit_length()
-            words.append(folded[:end] if sliced else self.charset.unfold(folded[:end]))
-            found ^= lowest
-        return words
+            function, inputs, table, _ = compiled
+            if folded.isascii():
+                found = function(inputs, folded.encode().translate(table))
+            else:
+                found = function(inputs, codecs.charmap_encode(folded, "replace", self._code_map)[0])
+            ends = [end for end in range(1, len(folded) + 1) if found >> (end - 1) & 1]
+        return [folded[:end] if sliced else self.charset.unfold(folded[:end]) for end in ends]
 
     @cached_property
     def _tile_letters(self) -> tuple[str, ...]:
         return tuple(symbol for symbol, _ in self.charset.tiles)
 
     @cached_property
-    def _compiled_word_ends(self) -> tuple[Callable[[tuple, bytes], int], tuple] | None:
+    def _compiled_word_ends(self) -> tuple[Callable[[tuple, bytes], int], tuple, bytes, str] | None:
         """Which prefixes of a word (its letter codes) are words, as bits, in one compiled call: the
         format's batch lookup run on each (`aot.query_function`, built on first use like a batch
-        driver, loaded without numba), with the walk's inputs to call it with; None where none can be built."""
+        driver, loaded without numba); with the walk's inputs to call it with, the ASCII letters'
+        codes (a bytes.translate table: BAD_CODE beyond ASCII) and `_fold_screens`. None where none can
+        be built."""
         from .. import aot
 
         walk = self.walk
         compiled = aot.query_function("word_ends", walk, (b"a",))
-        return None if compiled is None else (compiled, walk.inputs)
-
-    @cached_property
-    def _ascii_code_bytes(self) -> bytes:
-        """`_ascii_codes` as a bytes.translate table (BAD_CODE beyond ASCII)."""
-        return self._ascii_codes.tobytes() + bytes([BAD_CODE]) * 128
+        if compiled is None:
+            return None
+        return compiled, walk.inputs, self._ascii_codes.tobytes() + bytes([BAD_CODE]) * 128, self._fold_screens
 
     def written(self, word: str) -> tuple[str, ...]:
         """How the list wrote a word ("gläsern", "Straße" where the game plays "glaesern", "strasse"): its
