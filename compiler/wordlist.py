@@ -300,6 +300,9 @@ class _Parser:
             self.count_line_allowed = self.count_line_allowed and not self.words
             self.lines += len(lines)
             return
+        if self.tanglet and self._tanglet_words_only(lines, games):
+            self.lines += len(lines)
+            return
         for number, (raw, game) in enumerate(zip(lines, games), self.lines + 1):
             line = raw.strip(" \t")
             if not line:
@@ -328,10 +331,33 @@ class _Parser:
             return False
         return self.max_letters is None or max(map(len, games), default=0) <= self.max_letters
 
+    def _tanglet_words_only(self, lines: list[str], games: list[str]) -> bool:
+        """Keep a block of a Tanglet list whose every line starts with a word of the language within
+        the length cap (no blank line, no comment): the common block, its words checked all at once, as
+        `_entry` keeps them line by line. False, keeping nothing, for any other block."""
+        try:
+            words = [game.split(None, 1)[0] for game in games]
+        except IndexError:  # a line of whitespace alone
+            return False
+        letters = "".join(words)
+        if not (letters.isalpha() and (self.letters is None or self.letters.issuperset(letters))):
+            return False  # a comment's "#" too
+        if self.max_letters is not None and max(map(len, words), default=0) > self.max_letters:
+            return False
+        self._keep(*words)
+        for line, word in zip(lines, words):
+            columns = line.split()
+            for spelling in columns[1:] or columns[:1]:
+                self._spelled(word, spelling)
+        self.count_line_allowed = self.count_line_allowed and not words
+        return True
+
     def _entry(self, line: str, game: str) -> None:
         """Append the word(s) of one line (as written, and in game form), or raise _BadLine."""
         if self.tanglet:  # the first column is the game's word, the others only its spellings
             columns = line.split()
+            if not columns:  # whitespace alone, of a kind other than spaces and tabs (a form feed)
+                raise _bad_word(unicodedata.normalize("NFC", line), self.language)
             word = self._word(columns[0], game.split()[0])
             self._keep(word)
             for spelling in columns[1:] or columns[:1]:  # a lone column is shown as it is (Catalan "col·lecció")

@@ -295,6 +295,33 @@ def test_tanglet_columns(tmp_path):
     assert read(path, load_language("de-umlauts"), "tanglet").words == folded.words
 
 
+def test_a_tanglet_block_taken_whole_keeps_what_line_by_line_keeps(tmp_path):
+    """A block whose every line starts with a word is taken at once (`_tanglet_words_only`); one with a
+    comment goes line by line: the words, spellings and counts are the same either way."""
+    lines = ("AALAEHNLICH aalähnlich\nAAL aal Aal\nALPENSTRASSE Alpenstraße\nABEND\nQUARK Quark\n"
+             "ÄRGER\nUEBER über Über\nSTRASSE Straße STRASSE straße\n")
+    whole = read(write(tmp_path, lines), load_language("de"), "tanglet")
+    by_line = read(write(tmp_path, lines + "# a comment: this block goes line by line\n", "c.txt"),
+                   load_language("de"), "tanglet")
+    assert whole.words == by_line.words and whole.spellings == by_line.spellings and whole.spellings
+    assert (whole.entries, whole.dropped) == (by_line.entries, by_line.dropped)
+
+
+def test_a_tanglet_line_of_a_form_feed_alone_is_one_line_naming_it(tmp_path):
+    with pytest.raises(DawgError, match=r"line 2: .*control character U\+000C"):
+        read(write(tmp_path, "ABEND\n\x0c\nAAL\n"), load_language("de"), "tanglet")
+
+
+def test_a_long_text_folds_as_each_of_its_words_does():
+    """`game_form` of a block of a list (each folded letter replaced throughout) is its lines' game
+    forms (each translated), in every built-in language."""
+    for language in (load_language(name) for name in builtin_language_names()):
+        chance = random.Random(language.name)
+        letters = "".join(source + source.upper() + target for source, target in language.folds) + "abcQ ßſ"
+        lines = ["".join(chance.choice(letters) for _ in range(chance.randint(1, 12))) for _ in range(3000)]
+        assert language.game_form("\n".join(lines)).split("\n") == [language.game_form(line) for line in lines]
+
+
 def test_tanglet_plays_the_first_column_as_the_game_does(tmp_path):
     """Tanglet's trie.cpp plays a line's first column, upper-cased, whatever its other columns say:
     Russian 'ВТО ОЧИТЬ' is the word ВТО, not ОЧИТЬ, and 'AGUA DE CHEIRO' (pt_BR) is AGUA."""
