@@ -64,8 +64,9 @@ def check_lexicon(lex: Lexicon, result: Verification,
     def checked_words():
         nonlocal ordered, numbered, distinct_nodes, previous
         for i, (word, number) in enumerate(lex.iter_numbered_words(progress)):
-            ordered = ordered and (previous is None or previous < key(word))
-            previous = key(word)
+            current = key(word)
+            ordered = ordered and (previous is None or previous < current)
+            previous = current
             if numbering is not None:
                 numbered = numbered and number == numbering(i, lex.word_count)
             elif node_used[number]:

@@ -271,13 +271,18 @@ class Charset:
         return np.where(keys[at] == points, codes[at], missing)
 
     @cached_property
-    def _order(self) -> dict[int, str]:
+    def _order(self) -> dict[int, str] | None:
+        """Each letter's code as a character (a str.translate table); None where the letters are in
+        code point order already, so that symbols are their own key."""
+        if list(self.letters) == sorted(self.letters):
+            return None
         return {ord(ch): chr(1 + code) for code, ch in enumerate(self.letters)}
 
     def order_key(self, symbols: str) -> str:
         """A key that sorts strings of symbols in code order, the order of the formats' words (code
         point order only where the letters are alphabetical: Polish puts 'ą' after 'a')."""
-        return symbols.translate(self._order)
+        order = self._order
+        return symbols if order is None else symbols.translate(order)
 
     @cached_property
     def _letter_set(self) -> frozenset[str]:
