@@ -264,24 +264,58 @@ def timed_call(function: Callable[[], T]) -> tuple[Run, T]:
     return Run(time.perf_counter() - wall, time.process_time() - cpu), value
 
 
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def _adopt_orphans() -> bool:
+    """Make this process the one its descendants' orphans are reparented to (Linux), so that the
+    processes a command leaves running when it exits (multiprocessing's forkserver, which a local Dask
+    cluster's workers are forked from) are waited for here and their CPU time counted."""
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+ADOPTS_ORPHANS = _adopt_orphans()
+
+
+def _children() -> set[int]:
+    """This process's child processes, exited ones not yet waited for included."""
+    pids: set[int] = set()
+    for task in Path("/proc/self/task").glob("*"):
+        with contextlib.suppress(OSError):
+            pids.update(int(pid) for pid in (task / "children").read_text().split())
+    return pids
+
+
 def timed_process(command: list[str], output: BinaryIO | None = None) -> Run:
-    """Wall time, CPU time (user + system, waited-for children included) and peak memory (largest
+    """Wall time, CPU time (user + system, waited-for children included, and where the system lets
+    this process adopt them, the processes it left running: `_adopt_orphans`) and peak memory (largest
     max RSS of it and its children) of one command, run from the repository root. It must succeed:
     if not, the benchmark stops with the last line of its messages. Its stdout and stderr go to
     `output`, a file opened for binary read and write; by default stdout is discarded."""
     with contextlib.ExitStack() as stack:
         messages = output or stack.enter_context(tempfile.TemporaryFile())
+        known = _children() if ADOPTS_ORPHANS else set()
         started = time.perf_counter()
         process = subprocess.Popen(command, cwd=REPO, stdout=output or subprocess.DEVNULL, stderr=messages)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - started
+        cpu, peak = usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+        while ADOPTS_ORPHANS and (orphans := _children() - known):  # an orphan's own orphans come next
+            for pid in orphans:
+                _, _, left = os.wait4(pid, 0)
+                cpu, peak = cpu + left.ru_utime + left.ru_stime, max(peak, left.ru_maxrss)
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode != 0:
             messages.seek(0)
             tail = messages.read().decode(errors="replace").strip().splitlines()[-1:]
             sys.exit(f"benchmark command failed with status {process.returncode}: {shlex.join(command)}"
                      + (f": {tail[0]}" if tail else ""))
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024)
+    return Run(wall, cpu, peak * 1024)
 
 
 def measure_commands(commands: Mapping[K, list[str]], repeats: Repeats) -> dict[K, Series]:

@@ -3,10 +3,12 @@
 Run from the repository root:
     python benchmarks/suite_time.py                 # the whole suite, then the fast lane; writes benchmarks/results/suite.md
     python benchmarks/suite_time.py --one-process   # also the whole suite in one process (-n 0), as before xdist
+    python benchmarks/suite_time.py --worker-a-core # also the whole suite on one worker a core (-n cores), as before
+                                                    # the extra worker (tests/conftest.py)
     python benchmarks/suite_time.py -- -x -m "not slow"   # arguments after -- go to pytest: that run alone
 
-The suite runs on one pytest-xdist worker per core (addopts in pyproject.toml)
-and starts subprocesses and threads, so its wall time depends on the free
+The suite runs on pytest-xdist workers, one more than the cores (addopts in
+pyproject.toml, tests/conftest.py), and starts subprocesses and threads, so its wall time depends on the free
 cores: the load average is sampled every few seconds while it runs, the CPU
 time (user + system of pytest, its workers and every process they waited for)
 is given beside the wall time, and so is the CPU time every other process on
@@ -41,6 +43,8 @@ SUMMARY = re.compile(r"^=*\s*(\d+ (passed|failed|skipped|errors?|deselected|xfai
 LOAD_SAMPLE_SECONDS = 5.0
 LANES = {"whole suite": ["-q"], "fast lane": ["-q", "-m", "not slow"]}
 ONE_PROCESS = {"whole suite, one process": ["-q", "-n", "0"]}
+CORES = len(os.sched_getaffinity(0))
+WORKER_A_CORE = {f"whole suite, one worker a core (-n {CORES})": ["-q", "-n", str(CORES)]}
 
 
 class LoadSampler(threading.Thread):
@@ -70,10 +74,13 @@ def main() -> None:
     add_options(parser, runs=1, max_runs=1, quick_runs=1, results="suite.md")
     parser.add_argument("--one-process", action="store_true",
                         help="also time the whole suite in one process (-n 0): the baseline xdist is measured against")
+    parser.add_argument("--worker-a-core", action="store_true",
+                        help="also time the whole suite on one xdist worker a core: the baseline of the extra worker")
     parser.add_argument("pytest_args", nargs="*", help="arguments for pytest, after --: that run instead of the lanes")
     args = parser.parse_args()
     repeats = repeats_from(args)
-    lanes = {"as given": args.pytest_args} if args.pytest_args else {**LANES, **(ONE_PROCESS if args.one_process else {})}
+    lanes = {"as given": args.pytest_args} if args.pytest_args else {
+        **LANES, **(WORKER_A_CORE if args.worker_a_core else {}), **(ONE_PROCESS if args.one_process else {})}
 
     conditions = Conditions()
     rows = []

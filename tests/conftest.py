@@ -26,6 +26,13 @@ LONGEST_FILES = ("test_readme.py", "test_cluster.py", "test_languages.py", "test
                  "test_rooms_browser.py")
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject.toml's addopts): one worker more than the cores this process may use. Many tests
+    wait (on a server, a subprocess, a Dask cluster, Chromium) and leave their core idle meanwhile; the
+    extra worker fills it (benchmarks/results/suite.md)."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The longest files first (LONGEST_FILES), every other in the order it was collected."""
     rank = {name: place for place, name in enumerate(LONGEST_FILES)}
