@@ -111,8 +111,10 @@ def main() -> None:
         conditions.header(), "",
         (f"Each row is one run of its command from the repository root, with CI "
          f"{'=' + os.environ['CI'] if os.environ.get('CI') else 'unset'}; pyproject.toml's addopts give every "
-         "run one pytest-xdist worker per core (`-n auto`) unless it says `-n 0`. Wall time is what a developer "
-         "waits; CPU is user + system seconds of pytest, its workers and every process they waited for; "
+         "run pytest-xdist workers, one more than the cores (`-n auto`: tests/conftest.py), unless it says `-n N`. "
+         "Wall time is what a developer waits; CPU is user + system seconds of pytest, its workers, every "
+         "process they waited for and every process they left running (a Dask cluster's forkserver, adopted "
+         "and waited for here); "
          "CPU/wall above 1 means the run used more than one core. Others is the CPU time every other process on "
          "the machine used during the run (/proc/stat), and beside it the cores they kept busy on average. "
          f"The 1-minute load average is sampled every {LOAD_SAMPLE_SECONDS:g} s during the run (it includes "
