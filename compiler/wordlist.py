@@ -346,9 +346,7 @@ class _Parser:
             return False
         self._keep(*words)
         for line, word in zip(lines, words):
-            columns = line.split()
-            for spelling in columns[1:] or columns[:1]:
-                self._spelled(word, spelling)
+            self._tanglet_spellings(word, line.split())
         self.count_line_allowed = self.count_line_allowed and not words
         return True
 
@@ -360,8 +358,7 @@ class _Parser:
                 raise _bad_word(unicodedata.normalize("NFC", line), self.language)
             word = self._word(columns[0], game.split()[0])
             self._keep(word)
-            for spelling in columns[1:] or columns[:1]:  # a lone column is shown as it is (Catalan "col·lecció")
-                self._spelled(word, spelling)
+            self._tanglet_spellings(word, columns)
             return
         if self.count_line_allowed and line.isascii() and line.isdigit():  # a leading word count
             return
@@ -371,6 +368,12 @@ class _Parser:
         self._keep(word)
         if line != word:
             self._spelled(word, line)
+
+    def _tanglet_spellings(self, word: str, columns: list[str]) -> None:
+        """Keep the spellings of a Tanglet line's `word`: its other columns, or a lone column as it is
+        written (Catalan "col·lecció")."""
+        for spelling in columns[1:] or columns[:1]:
+            self._spelled(word, spelling)
 
     def _spelled(self, word: str, text: str) -> None:
         """Keep `text` as a spelling of `word` where it says more than the word: a capital, a folded letter

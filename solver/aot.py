@@ -42,8 +42,8 @@ if TYPE_CHECKING:
 CACHE_KIND = "aot"
 # Whether a kind of module releases the GIL around its functions: a batch of boards does, so that threads
 # score in parallel and the waiting caller takes Ctrl-C; the word queries do not: each is over in
-# microseconds, and releasing and taking back the GIL costs about 70 ns a call, a third of a short word's
-# `prefixes` call.
+# microseconds, and releasing and taking back the GIL costs about 70 ns a call, a third of the compiled call
+# `prefixes` makes for a short word.
 RELEASES_GIL = {"batch": True, "queries": False}
 
 
