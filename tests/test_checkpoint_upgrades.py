@@ -62,6 +62,7 @@ ANSWERS = {("3x4", "standard", 1651): [{"board": "dnisetalsrep", "score": 1651}]
            ("3x4", "standard", 1718): [{"board": "dnisetalsrep", "score": 1718}],  # NASPA2023
            ("3x4", "standard", 1701): [{"board": "dnisetalsrep", "score": 1701}],  # OSPD5
            ("3x4", "standard", 1959): [{"board": "bindlatesers", "score": 1959}],  # YAWL
+           ("3x4", "standard", 2073): [{"board": "drpseiaestng", "score": 2073}],  # SOWPODS
            ("3x4", "big", 1574): [{"board": "dnisetalsrep", "score": 1574}],
            ("3x4", "big", 1590): [{"board": "dnisetalsrep", "score": 1590}]}
 
