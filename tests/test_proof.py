@@ -453,6 +453,7 @@ def test_cli_output_json_and_errors(make_lexicon):
     assert proc.stdout.startswith("No 2x2 board scores 999 or more")
     for args, fragment in [(["--min-score", "0"], "--min-score: must be a positive"),
                            (["--min-score", "-5"], "--min-score"),
+                           (["--min-score", "16777216"], "--min-score: must be at most 16,777,215 (where the proof's"),
                            (["--min-score", "3", "--classes", "aeq,rstz"], "--classes: bucket 'rstz' uses a letter outside"),
                            (["--min-score", "3", "--classes", "aeq,rst"], "U missing"),
                            (["--min-score", "3", "--classes", "aeqr,rstu"], "more than one bucket")]:

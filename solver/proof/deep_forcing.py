@@ -30,6 +30,7 @@ import numpy as np
 from ..jit import kernel
 from ..walk_kernels import prefetch_row
 from .entries import SYMBOL_BITS
+from .tree import CHILD, POINTS, bound_of, key_of
 
 
 @kernel(inline="always")
@@ -38,9 +39,9 @@ def _push(q, r, pend, top, by_letter, rank_max, choices):
     (and their max: sums only grow between restores, so the max follows them)."""
     pend[r, top[r]] = q
     top[r] += 1
-    for e in range(q + 1, q + 1 + choices[q, 2]):
-        a = choices[e, 1]
-        by_letter[r, a] += choices[e, 2]
+    for e in range(q + 1, q + 1 + key_of(choices, q)):
+        a = key_of(choices, e)
+        by_letter[r, a] += bound_of(choices, e)
         if by_letter[r, a] > rank_max[r]:
             rank_max[r] = by_letter[r, a]
 
@@ -81,12 +82,12 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
     li = np.zeros(ranks + 1, np.int64)
     board = np.zeros(ranks, np.int64)
     rest = np.zeros(ranks + 1, np.int64)  # at each depth on entry, the open bound of the ranks below it
-    for e in range(root + 1, root + 1 + sums[root, 2]):
-        r = sums[e, 1]
+    for e in range(root + 1, root + 1 + key_of(sums, root)):
+        r = key_of(sums, e)
         if top[r] == pend.shape[1]:
             pend, cur = _wider(pend), _wider(cur)
-        _push(sums[e, 0], r, pend, top, by_letter, rank_max, choices)
-    points[rank0] = sums[root, 0]
+        _push(sums[e, CHILD], r, pend, top, by_letter, rank_max, choices)
+    points[rank0] = sums[root, POINTS]
     found = 0
     nodes = 1
     if points[rank0] + _open_bound(rank0, rank_max) < target:
@@ -126,26 +127,26 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
         for i in range(top[d]):  # each pending choice's edge for a, the sum node it leads to prefetched
             q = pend[d, i]
             e = cur[d, i]
-            end = q + 1 + choices[q, 2]
-            while e < end and choices[e, 1] < a:
+            end = q + 1 + key_of(choices, q)
+            while e < end and key_of(choices, e) < a:
                 e += 1
             cur[d, i] = e
-            if e < end and choices[e, 1] == a:
-                prefetch_row(sums, choices[e, 0])
+            if e < end and key_of(choices, e) == a:
+                prefetch_row(sums, choices[e, CHILD])
         gain = 0
         for i in range(top[d]):
             q = pend[d, i]
             e = cur[d, i]
-            if e < q + 1 + choices[q, 2] and choices[e, 1] == a:
-                j = choices[e, 0]
-                gain += sums[j, 0]
-                for c in range(j + 1, j + 1 + sums[j, 2]):
-                    prefetch_row(choices, sums[c, 0])
-                for c in range(j + 1, j + 1 + sums[j, 2]):
-                    r = sums[c, 1]
+            if e < q + 1 + key_of(choices, q) and key_of(choices, e) == a:
+                j = choices[e, CHILD]
+                gain += sums[j, POINTS]
+                for c in range(j + 1, j + 1 + key_of(sums, j)):
+                    prefetch_row(choices, sums[c, CHILD])
+                for c in range(j + 1, j + 1 + key_of(sums, j)):
+                    r = key_of(sums, c)
                     if top[r] == pend.shape[1]:
                         pend, cur = _wider(pend), _wider(cur)
-                    _push(sums[c, 0], r, pend, top, by_letter, rank_max, choices)
+                    _push(sums[c, CHILD], r, pend, top, by_letter, rank_max, choices)
         nodes += 1
         p = points[d] + gain
         if p + _open_bound(d + 1, rank_max) < target:

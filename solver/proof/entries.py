@@ -29,7 +29,7 @@ import numpy as np
 from ..charset import MAX_LETTERS
 from ..jit import kernel  # also registers the popcount and lowest_bit intrinsics
 from ..walk_kernels import lowest_bit, popcount
-from .memory import small_pages
+from .memory import release, small_pages
 from .tables import INDEX_MASK, LETTERS_SHIFT, NARROW_LETTERS, POINTS_MASK, POINTS_SHIFT
 
 TOKEN_SHIFT = 6     # a token is rank << TOKEN_SHIFT | letter
@@ -211,74 +211,93 @@ def tree_bound(tokens, pts, base):
 
 
 @kernel
-def _radix_pass(key, pay, perm, shift, out_key, out_pay, out_perm, count):
-    """One stable counting-sort pass of (key, pay, perm) on the 12 bits of key from `shift`
-    (perm: empty when not carried); returns False (writing nothing) when those bits are all
-    alike."""
+def _radix_pass(table, n, k, shift, out, count):
+    """One stable counting-sort pass of the first n columns of `table` (a row per field, a column
+    per listed row) on the 12 bits of its row k from `shift`, into `out`; returns False (writing
+    nothing) when those bits are all alike."""
+    key = table[k]
     count[:] = 0
-    for i in range(len(key)):
+    for i in range(n):
         count[(key[i] >> shift) & 4095] += 1
-    if count.max() == len(key):
+    if count.max() == n:
         return False
     total = 0
     for d in range(len(count)):
         c = count[d]
         count[d] = total
         total += c
-    carry = len(perm) > 0
-    for i in range(len(key)):
-        d = (key[i] >> shift) & 4095
-        at = count[d]
-        out_key[at] = key[i]
-        out_pay[at] = pay[i]
-        if carry:
-            out_perm[at] = perm[i]
-        count[d] = at + 1
+    fields = table.shape[0]
+    if fields == 2:  # (a key of one word) written out: a loop over the fields would run for each column
+        for i in range(n):
+            d = (key[i] >> shift) & 4095
+            at = count[d]
+            out[0, at], out[1, at] = table[0, i], table[1, i]
+            count[d] = at + 1
+    elif fields == 3:  # (two words)
+        for i in range(n):
+            d = (key[i] >> shift) & 4095
+            at = count[d]
+            out[0, at], out[1, at], out[2, at] = table[0, i], table[1, i], table[2, i]
+            count[d] = at + 1
+    else:
+        for i in range(n):
+            d = (key[i] >> shift) & 4095
+            at = count[d]
+            for j in range(fields):
+                out[j, at] = table[j, i]
+            count[d] = at + 1
     return True
 
 
-def sort_scratch(rows: int, words: int) -> np.ndarray:
-    """The scratch `sort_entries` needs for `rows` rows of `words` key words: key, payload and
-    their spares, and the row numbers and their spare when a key takes more than one word. Its
-    rows are a page and a cache line longer than needed: rows of a power of two apart would
-    map the same index of each to the same cache set, and the sort reads them side by side."""
-    return small_pages((6 if words > 1 else 4, rows + SCRATCH_PAD), np.int64)
+@kernel
+def _sort_by_row(table, n, k, spare, low):
+    """Sort the first n columns of `table` stably by its row k's bits from `low` up, 12 bits a pass,
+    skipping passes whose bits are all alike; returns whether they ended in `spare` (an odd
+    number of passes moved them)."""
+    count = np.empty(4096, np.int64)
+    in_spare = False
+    for shift in range(low, KEY_BITS, 12):
+        if in_spare:
+            moved = _radix_pass(spare, n, k, shift, table, count)
+        else:
+            moved = _radix_pass(table, n, k, shift, spare, count)
+        if moved:
+            in_spare = not in_spare
+    return in_spare
 
 
 @kernel
-def sort_entries(keys, payload, cells, wide, scratch, out_tokens, out_pts):
-    """Sort the listed rows by key, keep one row per (key, word), add up the points of rows with
-    equal keys, and write the distinct rows as tokens to out_* (width: the longest row);
-    returns how many. A stable radix sort, 12 bits a pass, orders the rows by the later key
-    words, then the earlier ones, skipping passes whose bits are all alike; payloads travel
-    with their keys, so the final pass reads in order (the row numbers travel too, to find
-    the other key words, only when a key takes more than one). scratch: `sort_scratch`."""
+def _lowest_rank_bit(cells, wide, w):
+    """The lowest bit of key word w that holds a rank (the bits below hold none)."""
+    key_word, key_shift, bits = _key_places(cells, wide)
+    return key_shift[min(cells, (w + 1) * (KEY_BITS // bits)) - 1]
+
+
+@kernel
+def _fill(keys, payload, table):
+    """The listed rows as the sort's columns: table[0] their payloads, table[1 + w] their key words w."""
     n, kw = keys.shape
+    for i in range(n):
+        table[0, i] = payload[i]
+        for w in range(kw):
+            table[1 + w, i] = keys[i, w]
+
+
+@kernel
+def _emit(table, n, cells, wide, out_tokens, out_pts):
+    """From the first n columns of `table` (`_fill`'s) sorted by key: one row per distinct key,
+    as tokens, with the points of its distinct words added up; returns how many."""
+    kw = table.shape[0] - 1
     width = out_tokens.shape[1]
-    key, pay, spare_key, spare_pay = scratch[0, :n], scratch[1, :n], scratch[2, :n], scratch[3, :n]
-    pay[:] = payload
-    carried = n if kw > 1 else 0
-    perm, spare_perm = scratch[-2, :carried], scratch[-1, :carried]
-    for i in range(carried):
-        perm[i] = i
-    count = np.empty(4096, np.int64)
     key_word, key_shift, bits = _key_places(cells, wide)
     skipped = (np.int64(1) << bits) - 1  # also the mask of a symbol
-    for w in range(kw - 1, -1, -1):
-        for i in range(n):
-            key[i] = keys[perm[i], w] if kw > 1 else keys[i, w]
-        low = key_shift[min(cells, (w + 1) * (KEY_BITS // bits)) - 1]  # the bits below hold no rank
-        for shift in range(low, KEY_BITS, 12):
-            if _radix_pass(key, pay, perm, shift, spare_key, spare_pay, spare_perm, count):
-                key, spare_key = spare_key, key
-                pay, spare_pay = spare_pay, pay
-                perm, spare_perm = spare_perm, perm
+    pay = table[0]
     out = -1
     group = 0  # the first row of the current run of equal keys
     for a in range(n):
-        same = a > 0 and key[a] == key[a - 1]
-        for w in range(1, kw):
-            if same and keys[perm[a], w] != keys[perm[a - 1], w]:
+        same = a > 0
+        for w in range(kw):
+            if same and table[1 + w, a] != table[1 + w, a - 1]:
                 same = False
         if same:
             seen = False
@@ -294,8 +313,7 @@ def sort_entries(keys, payload, cells, wide, scratch, out_tokens, out_pts):
         out_pts[out] = pay[a] & 0xFFFF
         k = 0
         for r in range(cells):
-            word = key[a] if key_word[r] == 0 else keys[perm[a], key_word[r]]
-            symbol = (word >> key_shift[r]) & skipped
+            symbol = (table[1 + key_word[r], a] >> key_shift[r]) & skipped
             if symbol == 0:
                 break
             if symbol != skipped:
@@ -304,3 +322,38 @@ def sort_entries(keys, payload, cells, wide, scratch, out_tokens, out_pts):
         for j in range(k, width):
             out_tokens[out, j] = -1
     return out + 1
+
+
+def sort_scratch(rows: int, words: int) -> np.ndarray:
+    """The scratch `sort_entries` needs for `rows` rows of `words` key words: the payloads and the
+    key words as rows (a listed row per column), and their spares. Its rows are a page and a
+    cache line longer than needed: rows of a power of two apart would map the same index of each
+    to the same cache set, and the sort reads them side by side."""
+    return small_pages((2 * (1 + words), rows + SCRATCH_PAD), np.int64)
+
+
+def sort_entries(keys: np.ndarray, payload: np.ndarray, cells: int, wide: int, scratch: np.ndarray,
+                 out_tokens: np.ndarray, out_pts: np.ndarray, give_back: bool = False) -> int:
+    """Sort the listed rows by key, keep one row per (key, word), add up the points of rows with
+    equal keys, and write the distinct rows as tokens to out_* (width: the longest row); returns
+    how many. The rows are copied into the scratch as columns (payload and key words) and sorted
+    by a stable radix sort, the last key word first, 12 bits a pass, passes whose bits are all
+    alike skipped, every field travelling with its key, so that every pass and the last one
+    read in order. give_back (a large class): the listed rows' pages are given back once copied,
+    the spares' once sorted, the sorted columns' once written out as tokens, so that none of them
+    is resident beside what comes next. scratch: `sort_scratch`."""
+    n, kw = keys.shape
+    table, spare = scratch[:kw + 1], scratch[kw + 1:]  # whole rows: C-contiguous, which compiles to faster loops
+    _fill(keys, payload, table)
+    if give_back:
+        release(keys)
+        release(payload)
+    for w in range(kw - 1, -1, -1):
+        if _sort_by_row(table, n, 1 + w, spare, _lowest_rank_bit(cells, wide, w)):
+            table, spare = spare, table
+    if give_back:
+        release(spare)
+    rows = _emit(table, n, cells, wide, out_tokens, out_pts)
+    if give_back:
+        release(table)
+    return rows

@@ -18,6 +18,7 @@ from __future__ import annotations
 import mmap
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
 
 
 def small_pages(shape: tuple[int, ...] | int, dtype) -> np.ndarray:
@@ -59,17 +60,33 @@ def grow(owner: object, name: str, rows: int) -> None:
 
 def _block_of(table: np.ndarray) -> mmap.mmap | None:
     """The anonymous mapping under a `small_pages` array (through its views), or None."""
-    base = table
+    mapped = _mapped(table)
+    return None if mapped is None else mapped[0]
+
+
+def _mapped(table: np.ndarray) -> tuple[mmap.mmap, int] | None:
+    """The anonymous mapping under a `small_pages` array (through its views) and the address it
+    starts at, or None."""
+    base, whole = table, table
     while isinstance(base, np.ndarray):
-        base = base.base
+        whole, base = base, base.base
     mapping = base.obj if isinstance(base, memoryview) else base
-    return mapping if isinstance(mapping, mmap.mmap) else None
+    if not isinstance(mapping, mmap.mmap):
+        return None
+    return mapping, whole.__array_interface__["data"][0]
 
 
 def release(table: np.ndarray) -> None:
-    """Give the pages of a `small_pages` table back to the system (MADV_DONTNEED), keeping its address
-    space: it reads as zeros afterwards, and the next write faults fresh pages in. Where madvise is
-    missing (not Linux) the pages stay."""
-    block = _block_of(table)
-    if block is not None and hasattr(mmap, "MADV_DONTNEED"):
-        block.madvise(mmap.MADV_DONTNEED)
+    """Give the pages that lie wholly under `table` (a `small_pages` array or a view of one) back to
+    the system (MADV_DONTNEED), keeping the address space: they read as zeros afterwards, and the
+    next write faults fresh pages in. A view of rows gives back the pages from its first element
+    to its last (rows between them included). Where madvise is missing (not Linux) the pages stay."""
+    mapped = _mapped(table)
+    if mapped is None or not hasattr(mmap, "MADV_DONTNEED") or table.size == 0:
+        return
+    block, start = mapped
+    low, high = byte_bounds(table)
+    first = -(-(low - start) // mmap.PAGESIZE) * mmap.PAGESIZE
+    end = len(block) if high - start >= len(block) else (high - start) // mmap.PAGESIZE * mmap.PAGESIZE
+    if end > first:
+        block.madvise(mmap.MADV_DONTNEED, first, end - first)

@@ -13,26 +13,33 @@ The full boards it leaves are scored exactly by the ordinary solver.
 
 Memory per class, for R entry rows and C cells (K = ceil(C / 12) key words a
 row, ceil(C / 10) over more than 30 letters; W <= C the longest row): the
-listed rows (8K + 8 bytes a row), the sort's scratch (32 bytes a row, 48 when
-K > 1) and the sorted rows (2W + 8 bytes a row), in buffers with room for
-MAX_ROWS rows that are allocated once per process and kept; a class that
-writes RELEASE_BYTES of them or more gives each buffer's pages back as soon as
-what it holds is used (the listed rows and the scratch once sorted, the sorted
-rows once the tree is built), so it never holds all of them beside the tree:
-on three ENABLE2K 4x4 classes a fresh process's peak fell by 37%, for 3.5% more
-CPU (the next class faults the pages in again); the 3x3 proof, whose classes
-are mostly listing, takes 5% more (12% if every class gave its pages back, as
-smaller ones keep theirs), and the tree's arena: 24 bytes a node (a header and the
-parent's row for it, in two int32 tables of three columns; about 4 nodes a row
-on ENABLE2K 4x4 classes), with half as much again to spare, growing by
-doubling in place (`memory.grow`) while forced subtrees down the branch being
-explored need more (they share what they do not change, so they take a
-fraction of their parent each), kept for the next class. A class whose
-listing would give more than MAX_ROWS rows (2^25) is proved in pieces, one
-bucket halved until each piece fits. `ClassRecord.peak_bytes` is what a class
-held as arrays (of the kept buffers, the most rows any class wrote, whether or
-not their pages were given back since: an upper bound on what is resident);
-benchmarks/results/prove.md has the figures measured at 4x4.
+listed rows (8K + 8 bytes a row), the sort's scratch (16 + 16K bytes a row)
+and the sorted rows (2W + 8 bytes a row), in buffers with room for MAX_ROWS
+rows that are allocated once per process and kept; a class that writes
+RELEASE_BYTES of them or more gives each buffer's pages back as soon as what
+it holds has been read for the last time (entries.sort_entries: the listed
+rows once copied into the sort's scratch, the scratch's spares once sorted;
+the sorted rows as the tree's build passes them; the arena once the class is
+done), so that it never holds two stages at once: on 4x4 the sort's peak is
+48 bytes a listed row, the emit's 24 a listed row beside the sorted rows, and
+the build's the tree beside a chunk of rows. The tree's
+arena: 16 bytes a node (a header and the parent's row for it, in two int32
+tables of two columns; about 4 nodes a row on ENABLE2K 4x4 classes), with
+half as much again to spare, growing by doubling in place (`memory.grow`)
+while forced subtrees down the branch being explored need more (they share
+what they do not change, so they take a fraction of their parent each), kept
+for the next class. A large class's peak is the larger of the sort's and the
+tree's with what forcing adds: on the four ENABLE2K 4x4 classes the issue
+names, in a fresh process, 0.83-0.90 of the published prover's
+(benchmarks/results/prove.md, "Proof memory at or below the published
+prover's"); classes below RELEASE_BYTES keep their pages, for speed (with
+the threshold at 64 MiB every class measured came under the published
+prover's peak, and the 3x3 proof took 9% more CPU). A class whose listing
+would give more than MAX_ROWS rows (2^25) is proved in pieces, one bucket
+halved until each piece fits.
+`ClassRecord.peak_bytes` is what a class held as arrays (of the kept buffers,
+the most rows any class wrote, whether or not their pages were given back
+since: an upper bound on what is resident).
 """
 
 from __future__ import annotations
@@ -159,8 +166,14 @@ def _check_plan(lexicon, plan: ProofPlan) -> None:
 
 
 def check_min_score(min_score) -> int:
+    """A target the prover can take: from 1 up to where the tree's stored bounds saturate (solver.proof.tree)."""
+    from .tree import BOUND_CAP
+
     if isinstance(min_score, bool) or not isinstance(min_score, (int, np.integer)) or min_score < 1:
         raise ParameterError("min_score", f"must be a positive whole number, got {min_score!r}")
+    if min_score > BOUND_CAP:
+        raise ParameterError("min_score", f"must be at most {BOUND_CAP:,} (where the proof's bounds saturate), "
+                             f"got {min_score:,}")
     return int(min_score)
 
 
@@ -234,8 +247,9 @@ def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules
     if count > MAX_ROWS:
         raise ClassTooLarge(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold")
     tokens = flat_tokens[:count * width].reshape(count, width)
-    rows = entries.sort_entries(keys[:count], payload[:count], cells, wide, scratch, tokens, sorted_pts[:count])
     large = written >= RELEASE_BYTES
+    rows = entries.sort_entries(keys[:count], payload[:count], cells, wide, scratch, tokens, sorted_pts[:count],
+                                give_back=large)
     if large:  # sorted: only the sorted rows are read from here on
         for buffer in (keys, payload, scratch):
             release(buffer)
@@ -291,12 +305,14 @@ class _Prover:
             except ClassTooLarge:
                 pieces.extend(_halves(piece, self.order))
                 continue
-            tree = self.make_tree(tokens, pts, 0, _kept_trees.pop() if _kept_trees else None)
+            tree = self.make_tree(tokens, pts, 0, _kept_trees.pop() if _kept_trees else None, give_back=large)
             self.peak_bytes = max(self.peak_bytes, held + tree.nbytes)
             if large:  # the rows are in the tree now (tokens and pts read as zeros)
                 for buffer in _buffers[self.key]:
                     release(buffer)
             bound = max(bound, self._prove_piece(piece, tree))
+            if large:  # a large arena's pages too, or the next class would list and sort beside them
+                tree.give_back()
             _kept_trees.append(tree)
         self._flush()
         return bound

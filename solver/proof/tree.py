@@ -1,15 +1,21 @@
 """The sum/choice tree as an arena of shared nodes, and forcing a cell on the tree itself.
 
 A class's tree is built once from its sorted entry rows (solver.proof.entries) into an
-arena (`Tree`) of two int32 tables of three columns, where a node is a header row
-followed by a row per child, so that a node and its child list are read together (one
-or two cache lines):
+arena (`Tree`) of two int32 tables of two columns (8 bytes a row, eight rows a cache
+line), where a node is a header row followed by a row per child, so that a node and its
+child list are read together:
 
-- `sums`: a sum node's header (points, bound, children), then per choice child (its
-  node, its rank, its bound), in rank order;
-- `choices`: a choice node's header (-, -, children), then per letter (its sum node, the
-  letter, its bound), in letter order.
+- `sums`: a sum node's header (points, children | bound), then per choice child (its
+  node, its rank | its bound), in rank order;
+- `choices`: a choice node's header (0, children | 0), then per letter (its sum node,
+  the letter | its bound), in letter order.
 
+"k | b" is one int32, k << KEY_SHIFT | b: a key (a rank, a letter or a count, below
+2^7) over a bound that saturates at BOUND_CAP (a stored bound is min(bound, BOUND_CAP):
+sums and maxima of saturated bounds stay saturated, so a bound compares with a target
+of at most BOUND_CAP as the true bound does; check_min_score keeps targets there).
+Twelve bytes a row before this packing made the arena the largest part of a class's
+memory (benchmarks/results/prove.md, "Proof memory at or below the published prover's").
 A node's id is its header's row. A child's rank or letter and its bound are on the
 parent's row for it, so merging two child lists and deep forcing's pushes read rows in
 order and visit a child only to descend into it. A node can be the child of several
@@ -36,22 +42,43 @@ import numpy as np
 from ..jit import kernel
 from ..walk_kernels import prefetch_row
 from .entries import LETTER_OF, TOKEN_SHIFT
-from .memory import grow, small_pages
+from .memory import grow, release, small_pages
 
-POINTS, BOUND, COUNT = 0, 1, 2     # a sum node's header (a choice node's: its count, at COUNT)
-CHILD, KEY, CHILD_BOUND = 0, 1, 2  # a child's row: the child, its rank or letter, its bound
+POINTS, PACKED = 0, 1              # a header's columns: points; its count over its bound (a choice's bound: 0)
+CHILD = 0                          # a child's row: the child, then its rank or letter over its bound (PACKED)
+KEY_SHIFT = 24                     # a row's key (rank, letter or count) sits above this many bits of bound
+BOUND_CAP = (1 << KEY_SHIFT) - 1   # bounds saturate here
+LOW = BOUND_CAP                    # the bound's bits of a packed column
 SUM, CHOICE = 0, 1                 # the kinds of tasks and of nodes in a merge's log
 NO_ROOM, LOG_FULL, STACK_FULL = -1, -2, -3  # what `force_cell` returns when the arena, its log or its stack is full
 LEAVES = 64                        # leaves of 1 .. LEAVES points are shared nodes
 LAG = 4                            # tasks the merge takes from below the top of its stack
-ROWS_A_LINE = 5                    # rows of 12 bytes a 64-byte cache line holds (a few straddle two)
+ROWS_A_LINE = 8                    # rows of 8 bytes a 64-byte cache line holds
 AHEAD = 8                          # nodes the bounds' pass prefetches ahead
 GROWTH = 2                         # the arena grows by this factor when a force does not fit
 
 
 @kernel(inline="always")
 def _copy_row(table, to, row):
-    table[to, CHILD], table[to, KEY], table[to, CHILD_BOUND] = table[row, CHILD], table[row, KEY], table[row, CHILD_BOUND]
+    table[to, CHILD], table[to, PACKED] = table[row, CHILD], table[row, PACKED]
+
+
+@kernel(inline="always")
+def key_of(table, row):
+    """The key (rank, letter or count) of a row."""
+    return table[row, PACKED] >> KEY_SHIFT
+
+
+@kernel(inline="always")
+def bound_of(table, row):
+    """The bound of a row (saturated at BOUND_CAP)."""
+    return table[row, PACKED] & LOW
+
+
+@kernel(inline="always")
+def set_bound(table, row, bound):
+    """Put min(bound, BOUND_CAP) under the row's key."""
+    table[row, PACKED] = (table[row, PACKED] & ~LOW) | min(bound, BOUND_CAP)
 
 
 @kernel(inline="always")
@@ -65,7 +92,7 @@ def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind, children):
     new depth)."""
     first = out
     while ia < a_end and ib < b_end:
-        ka, kb = table[ia, KEY], table[ib, KEY]
+        ka, kb = key_of(table, ia), key_of(table, ib)
         if ka < kb:
             _copy_row(table, out, ia)
             ia += 1
@@ -73,7 +100,7 @@ def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind, children):
             _copy_row(table, out, ib)
             ib += 1
         else:
-            table[out, KEY] = ka
+            table[out, PACKED] = ka << KEY_SHIFT
             a, b = table[ia, CHILD], table[ib, CHILD]
             for ahead in range(0, 3 * ROWS_A_LINE, ROWS_A_LINE):  # a node's first three cache lines
                 prefetch_row(children, a + ahead)
@@ -101,12 +128,12 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
     the arena, the log or the stack is too small. stack: (n, 4) int64 scratch for the tasks
     waiting; log: (m, 2) int64 scratch, a row per node made."""
     saved_sums, saved_choices = tops[0], tops[1]
-    if sums[root, COUNT] == 0 or sums[root + 1, KEY] != rank:
+    if key_of(sums, root) == 0 or key_of(sums, root + 1) != rank:
         return root
     forced = sums[root + 1, CHILD]
     child = -1
-    for e in range(forced + 1, forced + 1 + choices[forced, COUNT]):
-        if choices[e, KEY] == letter:
+    for e in range(forced + 1, forced + 1 + key_of(choices, forced)):
+        if key_of(choices, e) == letter:
             child = choices[e, CHILD]
             break
     # tasks: (kind, a, b, the row its result goes to, -1 for the root); the root's task skips the
@@ -126,21 +153,22 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
             skip = 0
             if a < 0:
                 a, skip = ~a, 1
-            ia, a_end = a + 1 + skip, a + 1 + sums[a, COUNT]
+            ia, a_end = a + 1 + skip, a + 1 + key_of(sums, a)
             ib, b_end, points = 0, 0, points + sums[a, POINTS]
             if b >= 0:
-                ib, b_end = b + 1, b + 1 + sums[b, COUNT]
+                ib, b_end = b + 1, b + 1 + key_of(sums, b)
                 points += sums[b, POINTS]
             if ia == a_end and ib == b_end and 1 <= points <= LEAVES:  # the shared leaf
                 node = tops[2] + points - 1
                 if dest < 0:
                     result = node
                 else:
-                    choices[dest, CHILD], choices[dest, CHILD_BOUND] = node, points
+                    choices[dest, CHILD] = node
+                    set_bound(choices, dest, points)
                 continue
         else:
-            ia, a_end = a + 1, a + 1 + choices[a, COUNT]
-            ib, b_end = b + 1, b + 1 + choices[b, COUNT]
+            ia, a_end = a + 1, a + 1 + key_of(choices, a)
+            ib, b_end = b + 1, b + 1 + key_of(choices, b)
         table = sums if kind == SUM else choices
         node = tops[kind]
         rows = (a_end - ia) + (b_end - ib)
@@ -152,9 +180,7 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
         else:
             n, depth = _merge_rows(choices, node + 1, ia, a_end, ib, b_end, stack, depth, SUM, sums)
         tops[kind] += n + 1
-        table[node, COUNT] = n
-        if kind == SUM:
-            sums[node, POINTS] = points
+        table[node, POINTS], table[node, PACKED] = points, n << KEY_SHIFT
         log[logged, 0], log[logged, 1] = node << 1 | kind, dest
         logged += 1
         if dest < 0:
@@ -167,16 +193,18 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
         node, kind, dest = log[i, 0] >> 1, log[i, 0] & 1, log[i, 1]
         if kind == SUM:
             bound = sums[node, POINTS]
-            for e in range(node + 1, node + 1 + sums[node, COUNT]):
-                bound += sums[e, CHILD_BOUND]
-            sums[node, BOUND] = bound
+            for e in range(node + 1, node + 1 + key_of(sums, node)):
+                bound += bound_of(sums, e)
+            set_bound(sums, node, bound)
             if dest >= 0:
-                choices[dest, CHILD], choices[dest, CHILD_BOUND] = node, bound
+                choices[dest, CHILD] = node
+                set_bound(choices, dest, bound)
         else:
             bound = 0
-            for e in range(node + 1, node + 1 + choices[node, COUNT]):
-                bound = max(bound, choices[e, CHILD_BOUND])
-            sums[dest, CHILD], sums[dest, CHILD_BOUND] = node, bound
+            for e in range(node + 1, node + 1 + key_of(choices, node)):
+                bound = max(bound, bound_of(choices, e))
+            sums[dest, CHILD] = node
+            set_bound(sums, dest, bound)
     return result
 
 
@@ -222,98 +250,129 @@ def _level_sizes(tokens):
     return slots, choices
 
 
+# the rows of `_build_state`
+(AT_NEXT_SLOT, AT_NEXT_CHOICE, AT_SLOT, AT_HEAD, AT_TOTAL, AT_CHOICE, AT_CHOICE_HEAD, AT_RANK, AT_BEST,
+ AT_CHOICES, AT_LETTERS, AT_LETTER, AT_PREV) = range(13)
+BUILD_CHUNK = 1 << 16  # rows built per call, after which a large class's rows read give their pages back
+
+
 @kernel(inline="always")
-def _close_choice(k, slot, choice, best, total, sums):
+def _pack(key, bound):
+    """A packed column: key over min(bound, BOUND_CAP)."""
+    return (key << KEY_SHIFT) | min(bound, BOUND_CAP)
+
+
+@kernel(inline="always")
+def _close_choice(k, st, sums, choices):
     """Close the open choice under the sum node at depth k: the max over its letters is its
-    bound, on its row in the sum node, and adds to the sum node's bound."""
-    if choice[k] >= 0:
-        sums[slot[k] + choice[k] + 1, CHILD_BOUND] = best[k]
-        total[k] += best[k]
-        choice[k] = -1
+    bound, on its row in the sum node, and adds to the sum node's bound; its letter count goes
+    on its header. (Rows are written whole, never read back: a row written long ago would be a
+    cache miss to read.)"""
+    if st[AT_CHOICE][k] >= 0:
+        sums[st[AT_SLOT][k] + st[AT_CHOICE][k] + 1, PACKED] = _pack(st[AT_RANK][k], st[AT_BEST][k])
+        choices[st[AT_CHOICE_HEAD][k], PACKED] = st[AT_LETTERS][k] << KEY_SHIFT
+        st[AT_TOTAL][k] += st[AT_BEST][k]
+        st[AT_CHOICE][k] = -1
 
 
 @kernel(inline="always")
-def _close_sums(prev, p, slot, head, choice, best, total, sums, choices):
+def _close_sums(prev, p, st, sums, choices):
     """Close the sum nodes deeper than depth p, deepest first: each one's bound is final, on its
-    header and on its row in its parent choice, whose max it feeds."""
+    header (with its choice count) and on its row in its parent choice, whose max it feeds."""
     for k in range(prev, p, -1):
-        _close_choice(k, slot, choice, best, total, sums)
-        sums[head[k], BOUND] = total[k]
-        choices[choice[k - 1] + slot[k], CHILD_BOUND] = total[k]
-        if total[k] > best[k - 1]:
-            best[k - 1] = total[k]
+        _close_choice(k, st, sums, choices)
+        total = st[AT_TOTAL][k]
+        sums[st[AT_HEAD][k], PACKED] = _pack(st[AT_CHOICES][k], total)
+        choices[st[AT_CHOICE][k - 1] + st[AT_SLOT][k], PACKED] = _pack(st[AT_LETTER][k], total)
+        if total > st[AT_BEST][k - 1]:
+            st[AT_BEST][k - 1] = total
 
 
 @kernel
-def _build(tokens, pts, base, level_slots, level_choices, sums, choices):
-    """Write the sum/choice tree of sorted, distinct rows plus `base` points at the root into the
-    tables (see the module); returns the rows used of each. Nodes are numbered level by level
-    (rows in sorted order create each level's nodes in order), so that a sum node's choices and
-    a choice's letters are numbered consecutively: sum node s (its choices numbered from c_s)
-    has its header at row s + c_s, after the rows of the nodes before it, its choice c at row
+def _build_state(width, base, level_slots, level_choices, sums):
+    """The state `_build_rows` carries from row to row, per depth (a row prefix's length): the
+    next sum node and choice number of each level; the open sum node (its number, header row,
+    points and closed choices so far, choices so far, letter); its open choice (number, header
+    row, rank, letters so far) and the max over that choice's closed letters; AT_PREV's first
+    column holds the last row's length. The root's points are written (`base`).
+    level_slots, level_choices: `_level_sizes` of the rows."""
+    st = (np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64),
+          np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64),
+          np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64),
+          np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64),
+          np.zeros(width + 1, np.int64))
+    for t in range(1, width + 1):
+        st[AT_NEXT_SLOT][t] = st[AT_NEXT_SLOT][t - 1] + level_slots[t - 1]
+        st[AT_NEXT_CHOICE][t] = st[AT_NEXT_CHOICE][t - 1] + level_choices[t - 1]
+    st[AT_CHOICE][:] = -1
+    sums[0, POINTS], sums[0, PACKED] = base, 0
+    st[AT_TOTAL][0] = base
+    st[AT_NEXT_SLOT][0] = 1
+    return st
+
+
+@kernel
+def _build_rows(tokens, pts, lo, hi, st, sums, choices):
+    """Write rows lo..hi of the sorted, distinct rows into the tree's tables (see the module),
+    going on from `st` (`_build_state`). Nodes are numbered level by level (rows in sorted
+    order create each level's nodes in order), so that a sum node's choices and a choice's
+    letters are numbered consecutively: sum node s (its choices numbered from c_s) has its
+    header at row s + c_s, after the rows of the nodes before it, its choice c at row
     s + c + 1; choice c (its letters' sum nodes numbered from s_c) its header at c + s_c - 1
     (the root is no letter's), its letter's sum node s at row c + s. A node's bound is final
-    when the rows leave it. level_slots, level_choices: `_level_sizes` of the rows."""
-    n, width = tokens.shape
-    next_slot = np.zeros(width + 1, np.int64)    # the next sum node number of each level
-    next_choice = np.zeros(width + 1, np.int64)  # the next choice number of each level
-    for t in range(1, width + 1):
-        next_slot[t] = next_slot[t - 1] + level_slots[t - 1]
-        next_choice[t] = next_choice[t - 1] + level_choices[t - 1]
-    slot = np.zeros(width + 1, np.int64)         # the open sum node at each depth (row prefix length)
-    head = np.zeros(width + 1, np.int64)         # ... its header row
-    total = np.zeros(width + 1, np.int64)        # ... its points and closed choices so far
-    choice = np.full(width + 1, -1, np.int64)    # ... its open choice
-    choice_head = np.zeros(width + 1, np.int64)  # ... that choice's header row
-    rank = np.zeros(width + 1, np.int64)         # ... and its rank
-    best = np.zeros(width + 1, np.int64)         # the max over that choice's closed letters so far
-    sums[0, POINTS], sums[0, COUNT] = base, 0
-    total[0] = base
-    next_slot[0] = 1
-    prev = 0
-    for i in range(n):
+    when the rows leave it."""
+    prev = st[AT_PREV][0]
+    for i in range(lo, hi):
         ln = _row_length(tokens, i)
         p = _common(tokens, i, prev, ln)
-        _close_sums(prev, p, slot, head, choice, best, total, sums, choices)
-        if p < ln and choice[p] >= 0 and rank[p] != tokens[i, p] >> TOKEN_SHIFT:
-            _close_choice(p, slot, choice, best, total, sums)
+        _close_sums(prev, p, st, sums, choices)
+        if p < ln and st[AT_CHOICE][p] >= 0 and st[AT_RANK][p] != tokens[i, p] >> TOKEN_SHIFT:
+            _close_choice(p, st, sums, choices)
         for k in range(p, ln):
-            t = tokens[i, k]
-            if choice[k] < 0:
-                c = next_choice[k]
-                next_choice[k] += 1
-                choice[k], rank[k], best[k] = c, t >> TOKEN_SHIFT, 0
-                choice_head[k] = c + next_slot[k + 1] - 1
-                sums[slot[k] + c + 1, CHILD] = choice_head[k]
-                sums[slot[k] + c + 1, KEY] = rank[k]
-                sums[head[k], COUNT] += 1
-                choices[choice_head[k], COUNT] = 0
-            s = next_slot[k + 1]
-            next_slot[k + 1] += 1
-            slot[k + 1], head[k + 1] = s, s + next_choice[k + 1]
-            sums[head[k + 1], POINTS], sums[head[k + 1], COUNT] = 0, 0
-            choices[choice[k] + s, CHILD] = head[k + 1]
-            choices[choice[k] + s, KEY] = t & LETTER_OF
-            choices[choice_head[k], COUNT] += 1
-            total[k + 1] = 0
-            choice[k + 1] = -1
-        sums[head[ln], POINTS] += pts[i]
-        total[ln] += pts[i]
+            t = np.int64(tokens[i, k])  # (int16 in plain Python: its shifts would overflow)
+            if st[AT_CHOICE][k] < 0:
+                c = st[AT_NEXT_CHOICE][k]
+                st[AT_NEXT_CHOICE][k] += 1
+                st[AT_CHOICE][k], st[AT_RANK][k], st[AT_BEST][k], st[AT_LETTERS][k] = c, t >> TOKEN_SHIFT, 0, 0
+                st[AT_CHOICE_HEAD][k] = c + st[AT_NEXT_SLOT][k + 1] - 1
+                sums[st[AT_SLOT][k] + c + 1, CHILD] = st[AT_CHOICE_HEAD][k]
+                st[AT_CHOICES][k] += 1
+                choices[st[AT_CHOICE_HEAD][k], POINTS] = 0
+            s = st[AT_NEXT_SLOT][k + 1]
+            st[AT_NEXT_SLOT][k + 1] += 1
+            head = s + st[AT_NEXT_CHOICE][k + 1]
+            st[AT_SLOT][k + 1], st[AT_HEAD][k + 1] = s, head
+            sums[head, POINTS] = 0
+            choices[st[AT_CHOICE][k] + s, CHILD] = head
+            st[AT_LETTER][k + 1] = t & LETTER_OF
+            st[AT_LETTERS][k] += 1
+            st[AT_TOTAL][k + 1], st[AT_CHOICES][k + 1] = 0, 0
+            st[AT_CHOICE][k + 1] = -1
+        sums[st[AT_HEAD][ln], POINTS] += pts[i]
+        st[AT_TOTAL][ln] += pts[i]
         prev = ln
-    _close_sums(prev, 0, slot, head, choice, best, total, sums, choices)
-    _close_choice(0, slot, choice, best, total, sums)
-    sums[0, BOUND] = total[0]
+    st[AT_PREV][0] = prev
+
+
+@kernel
+def _build_end(st, sums, choices):
+    """Close the nodes the last row left open, the root last."""
+    _close_sums(st[AT_PREV][0], 0, st, sums, choices)
+    _close_choice(0, st, sums, choices)
+    sums[0, PACKED] = _pack(st[AT_CHOICES][0], st[AT_TOTAL][0])
 
 
 class Tree:
     """A sum/choice tree in a growable arena (see the module); `root` is the class's root."""
 
     def __init__(self, tokens: np.ndarray, pts: np.ndarray, base: int = 0, reuse: Tree | None = None,
-                 spare: float = 0.5) -> None:
+                 spare: float = 0.5, give_back: bool = False) -> None:
         """The tree of sorted, distinct entry rows (solver.proof.entries) plus `base` points at the
         root, with room for `spare` times its rows more before the arena first grows; in the tables
         of `reuse` (a tree done with) when they are large enough, so that their memory is touched
-        once for many classes."""
+        once for many classes. give_back: the rows are a large class's `memory.small_pages`
+        buffers, read once: their pages are given back as the build passes them, so that the rows
+        and the whole tree are never resident together."""
         level_slots, level_choices = _level_sizes(tokens)
         nodes, letters = int(level_slots.sum()), int(level_choices.sum())
         used_sums, used_choices = nodes + letters, letters + nodes - 1
@@ -325,9 +384,16 @@ class Tree:
         ranks = (int(tokens.max()) >> TOKEN_SHIFT) + 1 if tokens.size else 0
         depth = 2 * (ranks + 1) * (max(LETTER_OF + 1, ranks) + 1)
         self.stack = reuse.stack if reuse and len(reuse.stack) >= depth else np.empty((depth, 4), np.int64)
-        _build(tokens, pts, base, level_slots, level_choices, self.sums, self.choices)
+        state = _build_state(tokens.shape[1], base, level_slots, level_choices, self.sums)
+        for lo in range(0, len(tokens), BUILD_CHUNK):
+            hi = min(lo + BUILD_CHUNK, len(tokens))
+            _build_rows(tokens, pts, lo, hi, state, self.sums, self.choices)
+            if give_back:  # the next row compares itself with row hi - 1
+                release(tokens[:hi - 1])
+                release(pts[:hi])
+        _build_end(state, self.sums, self.choices)
         leaves = np.arange(1, LEAVES + 1)
-        self.sums[used_sums:used_sums + LEAVES] = np.stack([leaves, leaves, 0 * leaves], axis=1)
+        self.sums[used_sums:used_sums + LEAVES] = np.stack([leaves, leaves], axis=1)  # no choices, bound = points
         self.tops = np.array([used_sums + LEAVES, used_choices, used_sums], np.int64)
         self.root = 0
 
@@ -341,7 +407,7 @@ class Tree:
         return self.sums.nbytes + self.choices.nbytes + self.log.nbytes + self.stack.nbytes
 
     def bound(self, root: int) -> int:
-        return int(self.sums[root, BOUND])
+        return int(self.sums[root, PACKED] & LOW)
 
     def mark(self) -> tuple[int, ...]:
         """Where the arena ends now: `reset(mark)` drops every node made since."""
@@ -364,6 +430,11 @@ class Tree:
             else:
                 return int(node)
 
+    def give_back(self) -> None:
+        """Give the arena's pages back (memory.release), its address space kept for the next tree."""
+        release(self.sums)
+        release(self.choices)
+
     def _grow(self) -> None:
         """Both tables GROWTH times larger, their contents kept (`memory.grow`: in place)."""
         for name in ("sums", "choices"):
@@ -374,4 +445,4 @@ def _table(old: np.ndarray | None, rows: int, spare: float) -> np.ndarray:
     """A table of at least `rows` rows: `old` when it has them, else a new one with room to spare."""
     if old is not None and len(old) >= rows:
         return old
-    return small_pages((rows + int(rows * spare) + 64, 3), np.int32)
+    return small_pages((rows + int(rows * spare) + 64, 2), np.int32)
