@@ -47,8 +47,7 @@ from .memory import grow, release, small_pages
 POINTS, PACKED = 0, 1              # a header's columns: points; its count over its bound (a choice's bound: 0)
 CHILD = 0                          # a child's row: the child, then its rank or letter over its bound (PACKED)
 KEY_SHIFT = 24                     # a row's key (rank, letter or count) sits above this many bits of bound
-BOUND_CAP = (1 << KEY_SHIFT) - 1   # bounds saturate here
-LOW = BOUND_CAP                    # the bound's bits of a packed column
+BOUND_CAP = (1 << KEY_SHIFT) - 1   # bounds saturate here; also the mask of a packed column's bound
 SUM, CHOICE = 0, 1                 # the kinds of tasks and of nodes in a merge's log
 NO_ROOM, LOG_FULL, STACK_FULL = -1, -2, -3  # what `force_cell` returns when the arena, its log or its stack is full
 LEAVES = 64                        # leaves of 1 .. LEAVES points are shared nodes
@@ -72,13 +71,13 @@ def key_of(table, row):
 @kernel(inline="always")
 def bound_of(table, row):
     """The bound of a row (saturated at BOUND_CAP)."""
-    return table[row, PACKED] & LOW
+    return table[row, PACKED] & BOUND_CAP
 
 
 @kernel(inline="always")
 def set_bound(table, row, bound):
     """Put min(bound, BOUND_CAP) under the row's key."""
-    table[row, PACKED] = (table[row, PACKED] & ~LOW) | min(bound, BOUND_CAP)
+    table[row, PACKED] = (table[row, PACKED] & ~BOUND_CAP) | min(bound, BOUND_CAP)
 
 
 @kernel(inline="always")
@@ -407,7 +406,7 @@ class Tree:
         return self.sums.nbytes + self.choices.nbytes + self.log.nbytes + self.stack.nbytes
 
     def bound(self, root: int) -> int:
-        return int(self.sums[root, PACKED] & LOW)
+        return int(self.sums[root, PACKED] & BOUND_CAP)
 
     def mark(self) -> tuple[int, ...]:
         """Where the arena ends now: `reset(mark)` drops every node made since."""
