@@ -249,10 +249,7 @@ def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules
     tokens = flat_tokens[:count * width].reshape(count, width)
     large = written >= RELEASE_BYTES
     rows = entries.sort_entries(keys[:count], payload[:count], cells, wide, scratch, tokens, sorted_pts[:count],
-                                give_back=large)
-    if large:  # sorted: only the sorted rows are read from here on
-        for buffer in (keys, payload, scratch):
-            release(buffer)
+                                give_back=large)  # (a large class's listed rows and scratch given back there)
     return tokens[:rows], sorted_pts[:rows], _kept_bytes(cells, wide), large
 
 
@@ -307,7 +304,7 @@ class _Prover:
                 continue
             tree = self.make_tree(tokens, pts, 0, _kept_trees.pop() if _kept_trees else None, give_back=large)
             self.peak_bytes = max(self.peak_bytes, held + tree.nbytes)
-            if large:  # the rows are in the tree now (tokens and pts read as zeros)
+            if large:  # the rows are in the tree now: whatever the sort and the build left resident of the buffers
                 for buffer in _buffers[self.key]:
                     release(buffer)
             bound = max(bound, self._prove_piece(piece, tree))

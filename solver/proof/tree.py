@@ -293,7 +293,7 @@ def _build_state(width, base, level_slots, level_choices, sums):
     next sum node and choice number of each level; the open sum node (its number, header row,
     points and closed choices so far, choices so far, letter); its open choice (number, header
     row, rank, letters so far) and the max over that choice's closed letters; AT_PREV's first
-    column holds the last row's length. The root's points are written (`base`).
+    element holds the last row's length. The root's points are written (`base`).
     level_slots, level_choices: `_level_sizes` of the rows."""
     st = (np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64),
           np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64),
