@@ -4,15 +4,17 @@ the word queries' kernels (`query_function`): a word's prefixes that are words
 (`jit.word_ends_function`, which `Lexicon.prefixes` calls a word at a time: numba's own dispatch
 would cost more than the lookup), the batch lookup and the word listing, so that listing or
 looking up words costs no numba import either; the three are one extension module per format
-walk and type of its inputs (one build, not three).
+walk and type of its inputs (one build, not three). The prover's kernels are one more module
+(`proof_module`, for solver.proof.compiled), so that a proof loads no numba either.
 
 A process that scores a batch then skips numba's import and its cache loading
 (about 0.3 CPU-s, more than scoring 10,000 4x4 boards takes). A driver is built
 the first time a batch asks for it: once per user, per version of the sources
 compiled into it (`kernel_cache_dir`), per machine (it is compiled for this
 CPU) and per types of its arguments (the extension trusts the types it was
-built for, so they are part of its name). Building imports numba; loading
-never does. The driver releases the GIL as numba's own do, so threads score
+built for, so they are part of its name); a lock in the cache makes the other
+processes of the machine that need it wait for one build. Building imports
+numba; loading never does. The driver releases the GIL as numba's own do, so threads score
 in parallel and the waiting caller takes Ctrl-C (the word queries, over in
 microseconds, keep it: `RELEASES_GIL`). A build that fails (no C
 compiler, a numba without pycc) leaves its reason in the cache and batches on
@@ -21,6 +23,7 @@ numba's drivers (`jit.batch_driver`).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.util
 import os
@@ -44,7 +47,7 @@ CACHE_KIND = "aot"
 # score in parallel and the waiting caller takes Ctrl-C; the word queries do not: each is over in
 # microseconds, and releasing and taking back the GIL costs about 70 ns a call, a third of the compiled call
 # `prefixes` makes for a short word.
-RELEASES_GIL = {"batch": True, "queries": False}
+RELEASES_GIL = {"batch": True, "queries": False, "proof": True}
 
 
 def _machine() -> str:
@@ -126,7 +129,15 @@ def _jit_function(maker: str, kernel: Callable) -> Callable:
     return getattr(jit, maker)(kernel)
 
 
-def _module(kind: str, kernel: Callable, key: str | None, exports: Callable[[], dict]) -> object | None:
+def proof_module(anchor: Callable, key: str, exports: Callable[[], dict], sources: tuple[str, ...]) -> object | None:
+    """The prover's kernels compiled ahead of time (solver.proof.compiled): one extension module for
+    `anchor`, one of them, and the argument types `key` of them all, built first from `exports()` as
+    `_build` takes them; `sources`: the files of solver/ compiled into it. None as for `batch_driver`."""
+    return _module("proof", anchor, key, exports, sources)
+
+
+def _module(kind: str, kernel: Callable, key: str | None, exports: Callable[[], dict],
+            sources: tuple[str, ...] = ()) -> object | None:
     """The extension module of `kind` for `kernel` and argument types `key`, loaded or built first from
     `exports()` ({name: (function, return type, example arguments)}); None where there is none."""
     if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
@@ -135,26 +146,29 @@ def _module(kind: str, kernel: Callable, key: str | None, exports: Callable[[], 
         return None
     with _lock:
         if (kind, kernel, key) not in _loaded:
-            _loaded[kind, kernel, key] = _load_or_build(kind, kernel, key, exports)
+            _loaded[kind, kernel, key] = _load_or_build(kind, kernel, key, exports, sources)
         return _loaded[kind, kernel, key]
 
 
-def _load_or_build(kind: str, kernel: Callable, key: str, exports: Callable[[], dict]) -> object | None:
+def _load_or_build(kind: str, kernel: Callable, key: str, exports: Callable[[], dict],
+                   sources: tuple[str, ...]) -> object | None:
     digest = hashlib.sha256(f"{kind}|{key}|{_machine()}".encode()).hexdigest()[:16]
     name = f"{kernel.__name__}_{digest}"
     try:
-        where = kernel_cache_dir(CACHE_KIND, kernel, "aot.py")
+        where = kernel_cache_dir(CACHE_KIND, kernel, "aot.py", *sources)
         path = where / f"{name}{EXTENSION_SUFFIXES[0]}"
         failed = where / f"{name}.failed"
+        if not path.exists() and not failed.exists():
+            where.mkdir(parents=True, exist_ok=True)
+            with open(where / f"{name}.lock", "w") as lock:  # one build at a time on this machine: others wait for it
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if not path.exists() and not failed.exists():
+                    try:
+                        _build(exports(), name, where, path, RELEASES_GIL[kind])
+                    except Exception as err:  # noqa: BLE001 (any failure of pycc or the C compiler: numba's remain)
+                        failed.write_text(f"{type(err).__name__}: {err}\n", encoding="utf-8")
         if failed.exists():
             return None
-        if not path.exists():
-            where.mkdir(parents=True, exist_ok=True)
-            try:
-                _build(exports(), name, where, path, RELEASES_GIL[kind])
-            except Exception as err:  # noqa: BLE001 (any failure of pycc or the C compiler: numba's drivers remain)
-                failed.write_text(f"{type(err).__name__}: {err}\n", encoding="utf-8")
-                return None
         return _import(name, path)
     except (OSError, ImportError):  # a cache that cannot be written or read: numba's drivers remain
         return None
@@ -163,14 +177,16 @@ def _load_or_build(kind: str, kernel: Callable, key: str, exports: Callable[[], 
 def _build(exports: dict, name: str, where: Path, path: Path, release_gil: bool) -> None:
     """Compile `exports` ({name: (function, return type, example arguments)}) into the extension module
     at `path`, releasing the GIL around them or not, by way of a private directory, so that a reader
-    sees the whole extension or none (two processes that build at once both succeed, the last one's
-    file stays)."""
+    sees the whole extension or none (processes that build at once regardless, as machines sharing
+    a cache over a network file system may, all succeed, the last one's file stays)."""
     import shutil
     import tempfile
     import warnings
 
     import numba
     from numba import types
+
+    from . import jit
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pycc's pending deprecation: it is still numba's AOT compiler
@@ -179,15 +195,20 @@ def _build(exports: dict, name: str, where: Path, path: Path, release_gil: bool)
 
     class GilFlags(pycc_compiler.Flags):
         """pycc's compilation flags, with the GIL released around the functions (as KERNEL_OPTIONS'
-        nogil does for numba's) where `release_gil` says so."""
+        nogil does for numba's) where `release_gil` says so, and numba's kernels' error model (no
+        check for a division by zero: pycc's default checks and raises)."""
 
         __slots__ = ()
 
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             self.release_gil = release_gil
+            self.error_model = jit.KERNEL_OPTIONS["error_model"]
 
-    returns = {"void": types.void, "int64": types.int64, "UniTuple(int64, 2)": types.UniTuple(types.int64, 2)}
+    vector = types.Array(types.int64, 1, "C")
+    returns = {"void": types.void, "int64": types.int64, "boolean": types.boolean,
+               "UniTuple(int64, 2)": types.UniTuple(types.int64, 2),
+               "UniTuple(int64[::1], 2)": types.UniTuple(vector, 2), "UniTuple(int64[::1], 13)": types.UniTuple(vector, 13)}
     building = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=where))
     try:
         compiler = CC(name)

@@ -109,9 +109,10 @@ def _lowest_bit(x):
 _in_place: set[Callable] = set()
 
 
-def _compiled_in_place(func):
+def compiled_in_place(func: Callable, inline: str = "never") -> None:
     """Let compiled kernels call the plain function `func`, compiled where it is used (once per function:
-    both the driver compiled here and the one compiled ahead of time ask for their walk)."""
+    both the driver compiled here and the one compiled ahead of time ask for their walk); inline="always"
+    puts its body into each caller's before optimisation, for a small function called in a hot loop."""
     if func in _in_place:
         return
     _in_place.add(func)
@@ -120,17 +121,17 @@ def _compiled_in_place(func):
         return func
 
     typer.__signature__ = inspect.signature(func)
-    overload(func, jit_options=INLINED_OPTIONS)(typer)
+    overload(func, jit_options=INLINED_OPTIONS, inline=inline)(typer)
 
 
 for _func in (k.prepare_board, k.neighbours_with, k.record, k.listing_full, k.list_word):
-    _compiled_in_place(_func)
+    compiled_in_place(_func)
 
 
 def batch_function(walk: Callable) -> Callable:
     """The batch driver of `walk` as a plain function, for numba to compile: here (`batch_driver`) or
     ahead of time (`solver.aot`)."""
-    _compiled_in_place(walk)
+    compiled_in_place(walk)
 
     def batch(inputs, boards, code_len, nbr_bits, card, stack, stamps, first_stamp, scores):
         cells = boards.shape[1]
@@ -152,7 +153,7 @@ def word_ends_function(numbers: Callable) -> Callable:
     (bit i: the first i + 1 letters), by the format's batch lookup `numbers` (`Walk.numbers_kernel`,
     with `inputs` its leading arguments) run on every prefix; for `solver.aot` to compile, as
     `Lexicon.prefixes` calls it a word at a time."""
-    _compiled_in_place(numbers)
+    compiled_in_place(numbers)
 
     def word_ends(inputs, codes):
         count = len(codes)
@@ -176,7 +177,7 @@ def word_ends_function(numbers: Callable) -> Callable:
 def listing_function(words: Callable) -> Callable:
     """`listing(inputs, prefix, status, frames, listed, numbers)`: a format's word listing
     (`Walk.words_kernel`) with its leading arguments as one tuple, for `solver.aot` to compile."""
-    _compiled_in_place(words)
+    compiled_in_place(words)
 
     def listing(inputs, prefix, status, frames, listed, numbers):
         return words(*inputs, prefix, status, frames, listed, numbers)
@@ -187,7 +188,7 @@ def listing_function(words: Callable) -> Callable:
 def lookup_function(numbers: Callable) -> Callable:
     """`lookup(inputs, codes, starts, ends, found)`: a format's batch lookup (`Walk.numbers_kernel`)
     with its leading arguments as one tuple, for `solver.aot` to compile."""
-    _compiled_in_place(numbers)
+    compiled_in_place(numbers)
 
     def lookup(inputs, codes, starts, ends, found):
         numbers(*inputs, codes, starts, ends, found)
@@ -195,11 +196,12 @@ def lookup_function(numbers: Callable) -> Callable:
     return lookup
 
 
-def _in_walk_cache(walk: Callable, func: Callable) -> Callable:
-    """`func`, which compiles `walk` in, compiled into the walk's cache directory (`kernel_cache_dir`)."""
+def in_walk_cache(walk: Callable, func: Callable, *sources: str) -> Callable:
+    """`func`, which compiles `walk` in, compiled into the walk's cache directory (`kernel_cache_dir`,
+    with `sources`: more files of solver/ compiled into it)."""
     # numba picks a cached function's directory when it is decorated: the walk's own, then restore.
     user_cache_dir = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = str(kernel_cache_dir("numba", walk))
+    numba.config.CACHE_DIR = str(kernel_cache_dir("numba", walk, *sources))
     try:
         return kernel(func)
     finally:
@@ -217,7 +219,7 @@ def batch_driver(walk: Callable) -> Callable:
     charset's `code_lengths`."""
     with _drivers_lock:
         if walk not in _drivers:
-            _drivers[walk] = _in_walk_cache(walk, batch_function(walk))
+            _drivers[walk] = in_walk_cache(walk, batch_function(walk))
         return _drivers[walk]
 
 
@@ -231,5 +233,5 @@ def compiled_kernel(func: Callable) -> Callable:
     (`Walk.numbers_kernel`, for `Lexicon.key_ids`)."""
     with _drivers_lock:
         if func not in _kernels:
-            _kernels[func] = _in_walk_cache(func, func)
+            _kernels[func] = in_walk_cache(func, func)
         return _kernels[func]

@@ -1,11 +1,12 @@
 """The batch drivers compiled ahead of time: the same scores as numba's drivers, a process that scores
-batches without importing numba, and numba's drivers wherever there is none."""
+batches without importing numba, and numba's drivers wherever there is none; and the same of the prover's kernels."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from boggle_dawg.solver import aot, jit
 from boggle_dawg.solver.backends import cpu
 from boggle_dawg.solver.lexicon import open_lexicon
+from boggle_dawg.solver.proof import compiled, entries, prove, prover, tree
 
 from bruteforce import Reference
 from support import REPO
@@ -160,3 +162,38 @@ def test_word_queries_load_their_compiled_code_without_numba(make_lexicon, fmt):
 
     run()  # builds the functions if this user's cache has none yet (the build imports numba)
     assert run() == [["tea", "teas", "teaset", "teasets"], ["quest", "quests", "questset"], [True, False], 64, False]
+
+
+@pytest.mark.slow
+def test_a_proof_never_imports_numba(make_lexicon):
+    """A fresh process proves with the prover's kernels compiled ahead of time, finding what numba's find."""
+    directory = make_lexicon(WORDS)
+    script = ("import sys, json\n"
+              "from boggle_dawg.solver.lexicon import open_lexicon\n"
+              "from boggle_dawg.solver.proof import prove\n"
+              f"result = prove(open_lexicon({str(directory)!r}), (2, 3), 14)\n"
+              "print(json.dumps([result.boards, result.nodes, 'numba' in sys.modules]))\n")
+
+    def run() -> tuple[list, int, bool]:
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO)
+        return tuple(json.loads(done.stdout))
+
+    run()  # builds the prover's module if this user's cache has none yet (the build imports numba)
+    boards, nodes, numba_loaded = run()
+    assert not numba_loaded
+    with pytest.MonkeyPatch.context() as patch:  # the same proof on numba's compilations of the same kernels
+        patch.setattr(compiled, "kernels", lambda: SimpleNamespace(**compiled._numba()))
+        for module in (entries, prover, tree):
+            patch.setattr(module, "kernels", compiled.kernels)
+        expected = prove(open_lexicon(directory), (2, 3), 14)
+    assert boards and [list(b) for b in expected.boards] == boards and expected.nodes == nodes
+
+
+def test_the_prover_kernels_take_other_argument_types_through_numba():
+    """The extension would crash on argument types it was not built for: those calls go to numba's."""
+    tokens = np.array([[0, 65, -1], [0, 66, -1], [64, -1, -1]], np.int16)
+    points = np.array([3, 5, 2], np.int64)
+    bound = compiled.kernels().tree_bound(tokens, points, 1)
+    assert bound == 1 + 2 + 5
+    assert compiled.kernels().tree_bound(tokens.astype(np.int32), points, 1) == bound
+    assert compiled.kernels().tree_bound(tokens, points.astype(np.int32), np.int64(1)) == bound

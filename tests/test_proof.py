@@ -15,8 +15,9 @@ import pytest
 from boggle_dawg.solver.board import Shape
 from boggle_dawg.solver.errors import ParameterError
 from boggle_dawg.solver.lexicon import open_lexicon
-from boggle_dawg.solver.proof import ClassRecord, class_entries, deep_forcing, entries, make_plan, prove, prove_class, prover
+from boggle_dawg.solver.proof import ClassRecord, class_entries, entries, make_plan, prove, prove_class, prover
 from boggle_dawg.solver.proof import tree as T
+from boggle_dawg.solver.proof.compiled import kernels
 from boggle_dawg.solver.rules import load_rules
 from boggle_dawg.solver.search import canonical_codes
 
@@ -83,7 +84,7 @@ def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit, tree
         tree = _tree(tokens, pts, base, spare=0)
         tree.stack = np.empty((1, 4), np.int64)
     bound = tree.bound(root)
-    assert bound == entries.tree_bound(tokens, pts, base)
+    assert bound == kernels().tree_bound(tokens, pts, base)
     visit(dict(forced), bound)
     if depth == len(order):
         return
@@ -210,7 +211,7 @@ def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k, r
     for depth, cell in enumerate(plan.order):
         if depth in (3, 6, 9, 12):
             bound = tree.bound(root)
-            assert int(entries.tree_bound(t, p, base)) == bound
+            assert int(kernels().tree_bound(t, p, base)) == bound
             best = 0
             for _ in range(200):
                 b = [letters[forced[c]] if c in forced else rng.choice(cell_letters[c]) for c in range(16)]
@@ -221,7 +222,7 @@ def test_bound_holds_on_partly_forced_enable2k_4x4_subclasses(built, enable2k, r
         t, p, base = _force_rows(t, p, depth, letter, base)
         forced[cell] = letter
     full = [letters[forced[c]] for c in range(16)]
-    assert tree.bound(root) == int(entries.tree_bound(t, p, base)) >= _brute(enable2k, rules, _faces(full), 4, 4)
+    assert tree.bound(root) == int(kernels().tree_bound(t, p, base)) >= _brute(enable2k, rules, _faces(full), 4, 4)
 
 
 @pytest.mark.parametrize("size,spec,seed", [pytest.param((2, 2), "aeq,rstu", 21, marks=IN_PYTHON), ((2, 3), "ae,qrstu", 22),
@@ -254,7 +255,7 @@ def test_deep_forcing_leaves_every_board_reaching_the_target(make_lexicon, size,
                 rank0 = 0 if letter is None else 1
                 inside = np.ones(len(boards), bool) if letter is None else boards[:, order[0]] == letter
                 out = np.empty((len(boards), cells), np.int64)
-                found, nodes = deep_forcing.force_remaining(*tree.arrays, root, rank0, table, counts, 0, target, out)
+                found, nodes = kernels().force_remaining(*tree.arrays, root, rank0, table, counts, 0, target, out)
                 assert nodes >= 1 and found <= inside.sum()
                 left_boards = np.empty((found, cells), np.int64)
                 left_boards[:, order] = out[:found]

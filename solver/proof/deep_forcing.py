@@ -27,13 +27,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import kernel
 from ..walk_kernels import prefetch_row
 from .entries import SYMBOL_BITS
 from .tree import CHILD, POINTS, bound_of, key_of
 
 
-@kernel(inline="always")
 def _push(q, r, pend, top, by_letter, rank_max, choices):
     """Make choice q (of rank r) pending, adding its letters' bounds to its rank's per-letter sums
     (and their max: sums only grow between restores, so the max follows them)."""
@@ -46,7 +44,6 @@ def _push(q, r, pend, top, by_letter, rank_max, choices):
             rank_max[r] = by_letter[r, a]
 
 
-@kernel
 def _wider(rows):
     """rows (pend or cur of `force_remaining`) with room for twice as many choices per rank."""
     wider = np.empty((rows.shape[0], 2 * rows.shape[1]), np.int64)
@@ -54,7 +51,6 @@ def _wider(rows):
     return wider
 
 
-@kernel
 def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, target, out):
     """Every full board of the subclass whose tree is `root` in the arena (solver.proof.tree;
     ranks below rank0 forced) whose bound reaches `target`: writes the letters of ranks rank0..
@@ -165,7 +161,6 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
     return found, nodes
 
 
-@kernel(inline="always")
 def _open_bound(rank, rank_max):
     """The sum over ranks rank.. of the max of their by_letter (kept as the sums grow)."""
     total = 0

@@ -18,8 +18,8 @@ stack of running sums and maxima per depth, without building nodes.
 The prover builds the tree as nodes once per class and forces cells on it
 (solver.proof.tree), and forces the deep subclasses without merging (solver.proof.deep_forcing).
 
-Plain functions, compiled by numba with its disk cache (explicit stacks, no
-recursion, no Python objects).
+Plain functions (explicit stacks, no recursion, no Python objects), which
+solver.proof.compiled compiles: Python calls them through its `kernels()`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..charset import MAX_LETTERS
-from ..jit import kernel  # also registers the popcount and lowest_bit intrinsics
 from ..walk_kernels import lowest_bit, popcount
+from .compiled import kernels
 from .memory import release, small_pages
 from .tables import INDEX_MASK, LETTERS_SHIFT, NARROW_LETTERS, POINTS_MASK, POINTS_SHIFT
 
@@ -52,7 +52,6 @@ def key_words(cells: int, wide: int) -> int:
     return (cells + per_word - 1) // per_word
 
 
-@kernel
 def _key_places(cells, wide):
     """Where the symbol of each rank sits in a row's key: (its key word, its shift), rank 0 the
     most significant; and the symbol's width."""
@@ -66,7 +65,6 @@ def _key_places(cells, wide):
     return word, shift, bits
 
 
-@kernel
 def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload):
     """Every path of the class that spells a word, as a row: its key and payload (word node << 16
     | points), written while there is room; returns (how many there are, the longest row's
@@ -154,7 +152,6 @@ def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload)
     return count, longest
 
 
-@kernel
 def _bound_row(tokens, i, points, total, best, prev):
     """Add row i (its points given) to the running bound (see tree_bound); returns its length."""
     width = tokens.shape[1]
@@ -186,7 +183,6 @@ def _bound_row(tokens, i, points, total, best, prev):
     return ln
 
 
-@kernel
 def _bound_end(total, best, prev):
     for k in range(prev, 0, -1):
         if total[k] > best[k - 1]:
@@ -196,7 +192,6 @@ def _bound_end(total, best, prev):
     return total[0]
 
 
-@kernel
 def tree_bound(tokens, pts, base):
     """U of the sum/choice tree of sorted, distinct rows (see the module), plus `base`: one pass
     with, per depth, the running sum of the open sum node and the running max of its open choice."""
@@ -210,7 +205,6 @@ def tree_bound(tokens, pts, base):
     return _bound_end(total, best, prev)
 
 
-@kernel
 def _radix_pass(table, n, k, shift, out, count):
     """One stable counting-sort pass of the first n columns of `table` (a row per field, a column
     per listed row) on the 12 bits of its row k from `shift`, into `out`; returns False (writing
@@ -249,7 +243,6 @@ def _radix_pass(table, n, k, shift, out, count):
     return True
 
 
-@kernel
 def _sort_by_row(table, n, k, spare, low):
     """Sort the first n columns of `table` stably by its row k's bits from `low` up, 12 bits a pass,
     skipping passes whose bits are all alike; returns whether they ended in `spare` (an odd
@@ -266,14 +259,12 @@ def _sort_by_row(table, n, k, spare, low):
     return in_spare
 
 
-@kernel
 def _lowest_rank_bit(cells, wide, w):
     """The lowest bit of key word w that holds a rank (the bits below hold none)."""
     key_word, key_shift, bits = _key_places(cells, wide)
     return key_shift[min(cells, (w + 1) * (KEY_BITS // bits)) - 1]
 
 
-@kernel
 def _fill(keys, payload, table):
     """The listed rows as the sort's columns: table[0] their payloads, table[1 + w] their key words w."""
     n, kw = keys.shape
@@ -283,7 +274,6 @@ def _fill(keys, payload, table):
             table[1 + w, i] = keys[i, w]
 
 
-@kernel
 def _emit(table, n, cells, wide, out_tokens, out_pts):
     """From the first n columns of `table` (`_fill`'s) sorted by key: one row per distinct key,
     as tokens, with the points of its distinct words added up; returns how many."""
@@ -342,18 +332,19 @@ def sort_entries(keys: np.ndarray, payload: np.ndarray, cells: int, wide: int, s
     read in order. give_back (a large class): the listed rows' pages are given back once copied,
     the spares' once sorted, the sorted columns' once written out as tokens, so that none of them
     is resident beside what comes next. scratch: `sort_scratch`."""
+    compiled = kernels()
     n, kw = keys.shape
     table, spare = scratch[:kw + 1], scratch[kw + 1:]  # whole rows: C-contiguous, which compiles to faster loops
-    _fill(keys, payload, table)
+    compiled._fill(keys, payload, table)
     if give_back:
         release(keys)
         release(payload)
     for w in range(kw - 1, -1, -1):
-        if _sort_by_row(table, n, 1 + w, spare, _lowest_rank_bit(cells, wide, w)):
+        if compiled._sort_by_row(table, n, 1 + w, spare, compiled._lowest_rank_bit(cells, wide, w)):
             table, spare = spare, table
     if give_back:
         release(spare)
-    rows = _emit(table, n, cells, wide, out_tokens, out_pts)
+    rows = compiled._emit(table, n, cells, wide, out_tokens, out_pts)
     if give_back:
         release(table)
     return rows

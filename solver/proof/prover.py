@@ -29,12 +29,12 @@ half as much again to spare, growing by doubling in place (`memory.grow`)
 while forced subtrees down the branch being explored need more (they share
 what they do not change, so they take a fraction of their parent each), kept
 for the next class. A large class's peak is the larger of the sort's and the
-tree's with what forcing adds: on the four ENABLE2K 4x4 classes the issue
-names, in a fresh process, 0.83-0.90 of the published prover's
-(benchmarks/results/prove.md, "Proof memory at or below the published
-prover's"); classes below RELEASE_BYTES keep their pages, for speed (with
-the threshold at 64 MiB every class measured came under the published
-prover's peak, and the 3x3 proof took 9% more CPU). A class whose listing
+tree's with what forcing adds. Classes below RELEASE_BYTES (128 MiB) keep
+their pages, for speed: the 3x3 ENABLE2K proof, whose classes are mostly
+listing, takes 6% more CPU at 128 MiB than at 256 and 9% more at 64. With
+the kernels loaded without numba (solver.proof.compiled), every ENABLE2K 4x4
+class measured peaks at 0.59-0.96 of the published prover's in a fresh
+process (benchmarks/results/prove.md, "The prover without numba"). A class whose listing
 would give more than MAX_ROWS rows (2^25) is proved in pieces, one bucket
 halved until each piece fits.
 `ClassRecord.peak_bytes` is what a class held as arrays (of the kept buffers,
@@ -57,12 +57,13 @@ from ..errors import DawgError, ParameterError
 from ..rules import Rules, load_rules
 from ..schema import MAX_COUNT, Check, integer, list_of, number, only_fields, pair, text
 from ..search.symmetry import canonical_codes
+from .compiled import kernels
 from .memory import release, small_pages
 from .plan import ProofPlan, make_plan
 from .tables import tables_of
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
-RELEASE_BYTES = 1 << 28     # listing bytes from which a class gives its buffers' pages back once used
+RELEASE_BYTES = 1 << 27     # listing bytes from which a class gives its buffers' pages back once used
 DEEP_CELLS = 7               # with at most this many cells left to force, force them deep instead of on the tree
 DEEP_BOUND = 2.2             # ... or once the bound is at most this many times the target (measured on 3x3,
 # 3x4 and 4x4 classes: benchmarks/results/prove.md, "Forcing on the tree")
@@ -237,8 +238,8 @@ def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules
     bucket_mask = np.array([sum(1 << code for code in lexicon.charset.codes(b)) for b in cell_letters], np.int64)
     cells, wide = plan.shape.cells, tables.wide
     keys, payload, scratch, flat_tokens, sorted_pts = _kept_buffers(cells, wide, entries.key_words(cells, wide))
-    count, longest = entries.list_entries(tables.nodes, wide, bucket_mask, geo.nbrs, geo.nbr_count,
-                                         geo.rank, keys, payload)
+    count, longest = kernels().list_entries(tables.nodes, wide, bucket_mask, geo.nbrs, geo.nbr_count,
+                                            geo.rank, keys, payload)
     width = max(int(longest), 1)
     written = min(count, MAX_ROWS) * (keys.itemsize * keys.shape[1] + payload.itemsize)
     if count <= MAX_ROWS:
@@ -256,22 +257,18 @@ def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules
 def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules | None = None) -> int:
     """The sum/choice tree bound over the boards whose cell i holds a letter of cell_letters[i],
     under `rules` (by default the lexicon's)."""
-    from . import entries
-
     tokens, pts = class_entries(lexicon, plan, cell_letters, rules)
-    return int(entries.tree_bound(tokens, pts, 0))
+    return int(kernels().tree_bound(tokens, pts, 0))
 
 
 class _Prover:
     """Branch and bound over one class, under `rules`."""
 
     def __init__(self, lexicon, plan: ProofPlan, min_score: int, rules: Rules) -> None:
-        # compiled kernels: imported when a class is first proved
-        from .deep_forcing import force_remaining
         from .tree import Tree
 
         self.make_tree = Tree
-        self.force_remaining = force_remaining  # deep forcing, which leaves a small subclass's boards to score
+        self.force_remaining = kernels().force_remaining  # deep forcing: a small subclass's boards left to score
         self.lexicon = lexicon
         self.plan = plan
         self.min_score = min_score

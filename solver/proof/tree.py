@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import kernel
 from ..walk_kernels import prefetch_row
+from .compiled import kernels
 from .entries import LETTER_OF, TOKEN_SHIFT
 from .memory import grow, release, small_pages
 
@@ -57,30 +57,25 @@ AHEAD = 8                          # nodes the bounds' pass prefetches ahead
 GROWTH = 2                         # the arena grows by this factor when a force does not fit
 
 
-@kernel(inline="always")
 def _copy_row(table, to, row):
     table[to, CHILD], table[to, PACKED] = table[row, CHILD], table[row, PACKED]
 
 
-@kernel(inline="always")
 def key_of(table, row):
     """The key (rank, letter or count) of a row."""
     return table[row, PACKED] >> KEY_SHIFT
 
 
-@kernel(inline="always")
 def bound_of(table, row):
     """The bound of a row (saturated at BOUND_CAP)."""
     return table[row, PACKED] & BOUND_CAP
 
 
-@kernel(inline="always")
 def set_bound(table, row, bound):
     """Put min(bound, BOUND_CAP) under the row's key."""
     table[row, PACKED] = (table[row, PACKED] & ~BOUND_CAP) | min(bound, BOUND_CAP)
 
 
-@kernel(inline="always")
 def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind, children):
     """Write the union of two key-sorted runs of child rows from row `out` on: a key on one side
     only keeps its row (the child shared); a key on both gets a task (kind, the two children,
@@ -118,7 +113,6 @@ def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind, children):
     return out - first, depth
 
 
-@kernel
 def force_cell(sums, choices, tops, root, rank, letter, stack, log):
     """The root of the tree `root` with the cell of `rank` (the smallest rank in it) forced to
     `letter`: `root` itself when no path goes through that cell, else a new sum node on top of
@@ -207,7 +201,6 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
     return result
 
 
-@kernel
 def _row_length(tokens, i):
     for k in range(tokens.shape[1]):
         if tokens[i, k] < 0:
@@ -215,7 +208,6 @@ def _row_length(tokens, i):
     return tokens.shape[1]
 
 
-@kernel
 def _common(tokens, i, prev, ln):
     """The length of the prefix row i shares with row i - 1 (of length prev)."""
     p = 0
@@ -226,7 +218,6 @@ def _common(tokens, i, prev, ln):
     return p
 
 
-@kernel
 def _level_sizes(tokens):
     """How many sum and choice nodes each level of the tree of sorted, distinct rows has: level t
     holds the sum nodes of row prefixes of t tokens and the choices under them. A row adds a sum
@@ -255,13 +246,11 @@ def _level_sizes(tokens):
 BUILD_CHUNK = 1 << 16  # rows built per call, after which a large class's rows read give their pages back
 
 
-@kernel(inline="always")
 def _pack(key, bound):
     """A packed column: key over min(bound, BOUND_CAP)."""
     return (key << KEY_SHIFT) | min(bound, BOUND_CAP)
 
 
-@kernel(inline="always")
 def _close_choice(k, st, sums, choices):
     """Close the open choice under the sum node at depth k: the max over its letters is its
     bound, on its row in the sum node, and adds to the sum node's bound; its letter count goes
@@ -274,7 +263,6 @@ def _close_choice(k, st, sums, choices):
         st[AT_CHOICE][k] = -1
 
 
-@kernel(inline="always")
 def _close_sums(prev, p, st, sums, choices):
     """Close the sum nodes deeper than depth p, deepest first: each one's bound is final, on its
     header (with its choice count) and on its row in its parent choice, whose max it feeds."""
@@ -287,7 +275,6 @@ def _close_sums(prev, p, st, sums, choices):
             st[AT_BEST][k - 1] = total
 
 
-@kernel
 def _build_state(width, base, level_slots, level_choices, sums):
     """The state `_build_rows` carries from row to row, per depth (a row prefix's length): the
     next sum node and choice number of each level; the open sum node (its number, header row,
@@ -310,7 +297,6 @@ def _build_state(width, base, level_slots, level_choices, sums):
     return st
 
 
-@kernel
 def _build_rows(tokens, pts, lo, hi, st, sums, choices):
     """Write rows lo..hi of the sorted, distinct rows into the tree's tables (see the module),
     going on from `st` (`_build_state`). Nodes are numbered level by level (rows in sorted
@@ -353,7 +339,6 @@ def _build_rows(tokens, pts, lo, hi, st, sums, choices):
     st[AT_PREV][0] = prev
 
 
-@kernel
 def _build_end(st, sums, choices):
     """Close the nodes the last row left open, the root last."""
     _close_sums(st[AT_PREV][0], 0, st, sums, choices)
@@ -372,7 +357,8 @@ class Tree:
         once for many classes. give_back: the rows are a large class's `memory.small_pages`
         buffers, read once: their pages are given back as the build passes them, so that the rows
         and the whole tree are never resident together."""
-        level_slots, level_choices = _level_sizes(tokens)
+        compiled = kernels()
+        level_slots, level_choices = compiled._level_sizes(tokens)
         nodes, letters = int(level_slots.sum()), int(level_choices.sum())
         used_sums, used_choices = nodes + letters, letters + nodes - 1
         self.sums = _table(reuse.sums if reuse else None, used_sums + LEAVES, spare)
@@ -383,14 +369,14 @@ class Tree:
         ranks = (int(tokens.max()) >> TOKEN_SHIFT) + 1 if tokens.size else 0
         depth = 2 * (ranks + 1) * (max(LETTER_OF + 1, ranks) + 1)
         self.stack = reuse.stack if reuse and len(reuse.stack) >= depth else np.empty((depth, 4), np.int64)
-        state = _build_state(tokens.shape[1], base, level_slots, level_choices, self.sums)
+        state = compiled._build_state(tokens.shape[1], base, level_slots, level_choices, self.sums)
         for lo in range(0, len(tokens), BUILD_CHUNK):
             hi = min(lo + BUILD_CHUNK, len(tokens))
-            _build_rows(tokens, pts, lo, hi, state, self.sums, self.choices)
+            compiled._build_rows(tokens, pts, lo, hi, state, self.sums, self.choices)
             if give_back:  # the next row compares itself with row hi - 1
                 release(tokens[:hi - 1])
                 release(pts[:hi])
-        _build_end(state, self.sums, self.choices)
+        compiled._build_end(state, self.sums, self.choices)
         leaves = np.arange(1, LEAVES + 1)
         self.sums[used_sums:used_sums + LEAVES] = np.stack([leaves, leaves], axis=1)  # no choices, bound = points
         self.tops = np.array([used_sums + LEAVES, used_choices, used_sums], np.int64)
@@ -419,7 +405,7 @@ class Tree:
         """The root of `root`'s tree with the cell of `rank` forced to `letter` (see the module),
         growing the arena when it is full."""
         while True:
-            node = force_cell(self.sums, self.choices, self.tops, root, rank, letter, self.stack, self.log)
+            node = kernels().force_cell(self.sums, self.choices, self.tops, root, rank, letter, self.stack, self.log)
             if node == LOG_FULL:
                 self.log = np.empty((max(GROWTH * len(self.log), 1 << 16), 2), np.int64)
             elif node == STACK_FULL:
