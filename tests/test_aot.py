@@ -4,6 +4,7 @@ batches without importing numba, and numba's drivers wherever there is none; and
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -11,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from boggle_dawg.solver import aot, jit
+from boggle_dawg.solver import aot, jit, user_cache
 from boggle_dawg.solver.backends import cpu
 from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.proof import compiled, entries, prove, prover, tree
@@ -197,3 +198,25 @@ def test_the_prover_kernels_take_other_argument_types_through_numba():
     assert bound == 1 + 2 + 5
     assert compiled.kernels().tree_bound(tokens.astype(np.int32), points, 1) == bound
     assert compiled.kernels().tree_bound(tokens, points.astype(np.int32), np.int64(1)) == bound
+
+
+def test_two_versions_used_in_turn_keep_their_compiled_code(isolated_cache):
+    """Each version of a walk's sources has its directory; the least recently used go when a new one
+    is made, and KEPT_VERSIONS stay (two checkouts used in turn do not rebuild each other's away)."""
+    current = user_cache.kernel_cache_dir("aot", _a_walk)
+    name = current.name.rsplit("-", 1)[0]
+    older = [current.parent / f"{name}-{n:016x}" for n in range(4)]
+    for age, directory in enumerate(older):
+        directory.mkdir(parents=True)
+        os.utime(directory, (1000.0 * (age + 1), 1000.0 * (age + 1)))  # the last one the most recently used
+    assert user_cache.kernel_cache_dir("aot", _a_walk) == current and not current.exists()
+    kept = sorted(p.name for p in current.parent.iterdir())
+    assert kept == sorted(d.name for d in older[-(user_cache.KEPT_VERSIONS - 1):])
+    current.mkdir()
+    os.utime(current, (1.0, 1.0))
+    user_cache.kernel_cache_dir("aot", _a_walk)  # a use: its time is now
+    assert current.stat().st_mtime > 1000.0 * len(older)
+
+
+def _a_walk():
+    """A stand-in for a format's walk: kernel_cache_dir reads its name and its module's source."""
