@@ -8,6 +8,7 @@ the numba-compiled drivers in a backend (`backends/cpu.py`).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from functools import cache
 from types import FunctionType
@@ -79,7 +80,7 @@ def _lowest_bit(x: int) -> int:
 
 # The helpers of walk_kernels take int() of their argument, for the numpy integers a walk meets where it
 # runs uncompiled on arrays (NUMBA_DISABLE_JIT); the CPython engine's values are Python ints already.
-_INT_HELPERS = {"popcount": int.bit_count, "lowest_bit": _lowest_bit}
+_INT_HELPERS = {"popcount": int.bit_count, "lowest_bit": _lowest_bit, "unsigned": operator.index}
 
 
 @cache

@@ -101,6 +101,11 @@ def _popcount(x):
     return lambda x: _ctpop(x)
 
 
+@overload(k.unsigned)
+def _unsigned(index):
+    return lambda index: np.uint64(index)
+
+
 @overload(k.lowest_bit)
 def _lowest_bit(x):
     return lambda x: _cttz(x)

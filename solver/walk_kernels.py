@@ -92,6 +92,12 @@ def list_word(frames, depth, codes, used):
     return used + depth + 2
 
 
+def unsigned(index):
+    """`index`, which is not negative, as an index (numba: unsigned, so that indexing skips its
+    wraparound of negative indices, two instructions on each load's path; plain Python: itself)."""
+    return index
+
+
 def prefetch_row(table, row):
     """Ask the CPU to start loading row `row` of a 2-d array into its caches (numba: the
     prefetch instruction; plain Python: nothing), for a row a loop will read after other work."""
@@ -106,20 +112,20 @@ def prepare_board(board, code_len, nbr_bits, cell_len, nbr_mask, near):
     for cell in range(cells + 1):
         todo = nbr_bits[cell]
         while todo:
-            first = board[lowest_bit(todo)] & NO_LETTER
+            first = board[unsigned(lowest_bit(todo))] & NO_LETTER
             todo &= todo - 1
             if first != NO_LETTER:
-                near[cell * NEAR + first] = 0
+                near[unsigned(cell * NEAR + first)] = 0
     for cell in range(cells + 1):
         around = 0
         todo = nbr_bits[cell]
         while todo:
             nb = lowest_bit(todo)
-            first = board[nb] & NO_LETTER
+            first = board[unsigned(nb)] & NO_LETTER
             todo &= todo - 1
             if first != NO_LETTER:
                 around |= 1 << first
-                near[cell * NEAR + first] |= 1 << nb
+                near[unsigned(cell * NEAR + first)] |= 1 << nb
         nbr_mask[cell] = around
         if cell < cells:
             code = board[cell]
@@ -130,7 +136,7 @@ def neighbours_with(near, cell, letters, used):
     """Unused neighbours of `cell` (cells = the root) whose face starts with one of `letters`."""
     todo = 0
     while letters:
-        todo |= near[cell * NEAR + lowest_bit(letters)]
+        todo |= near[unsigned(cell * NEAR + lowest_bit(letters))]
         letters &= letters - 1
     return todo & ~used
 

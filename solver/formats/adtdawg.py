@@ -35,6 +35,7 @@ from ..walk_kernels import (
     neighbours_with,
     popcount,
     record,
+    unsigned,
 )
 from .base import Descents, Field, Format, Lexicon, ManifestEntry, Snapshot, WordSteps, check, index_count, spans, verify_sha256
 from .common import HEADER
@@ -462,11 +463,11 @@ def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
         if todo:
             nb = lowest_bit(todo)
             todo &= todo - 1
-            code = board[nb]
+            code = board[unsigned(nb)]
             node = first + popcount(kids & ((1 << (code & NO_LETTER)) - 1))
             at = node << wide
-            head = entries[at]
-            marker = base + tracking[node]
+            head = entries[unsigned(at)]
+            marker = base + tracking[unsigned(node)]
             if code > NO_LETTER:
                 letter = (code >> 6) - 1
                 inner_kids = entries[at + 1] if wide else head >> ENTRY_KIDS
@@ -478,42 +479,42 @@ def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
                 at = node << wide
                 head = entries[at]
                 marker += tracking[node]
-            child_length = length + cell_len[nb]
+            child_length = length + cell_len[unsigned(nb)]
             eow = (head >> ENTRY_EOW) & 1
-            if eow and stamps[marker] != stamp and card[child_length] >= 0:
-                stamps[marker] = stamp
-                score += card[child_length]
+            if eow and stamps[unsigned(marker)] != stamp and card[unsigned(child_length)] >= 0:
+                stamps[unsigned(marker)] = stamp
+                score += card[unsigned(child_length)]
                 if capacity:
                     record(found, capacity, width, found_count, stack, sp, cell, nb, marker,
                            child_length)
             child_kids = entries[at + 1] if wide else head >> ENTRY_KIDS
-            child_letters = child_kids & nbr_mask[nb]
+            child_letters = child_kids & nbr_mask[unsigned(nb)]
             if child_letters:
                 top = sp * FRAME
-                stack[top] = cell
-                stack[top + 1] = todo
-                stack[top + 2] = first
-                stack[top + 3] = kids
-                stack[top + 4] = length
-                stack[top + 5] = base
+                stack[unsigned(top)] = cell
+                stack[unsigned(top + 1)] = todo
+                stack[unsigned(top + 2)] = first
+                stack[unsigned(top + 3)] = kids
+                stack[unsigned(top + 4)] = length
+                stack[unsigned(top + 5)] = base
                 sp += 1
                 cell = nb
                 used |= 1 << nb
                 todo = neighbours_with(near, nb, child_letters, used)
                 first = head & 0xFFFFFFFF
                 kids = child_kids
-                base = marker - eow - tracking[first]
+                base = marker - eow - tracking[unsigned(first)]
                 length = child_length
         elif sp:
             used ^= 1 << cell
             sp -= 1
             top = sp * FRAME
-            cell = stack[top]
-            todo = stack[top + 1]
-            first = stack[top + 2]
-            kids = stack[top + 3]
-            length = stack[top + 4]
-            base = stack[top + 5]
+            cell = stack[unsigned(top)]
+            todo = stack[unsigned(top + 1)]
+            first = stack[unsigned(top + 2)]
+            kids = stack[unsigned(top + 3)]
+            length = stack[unsigned(top + 4)]
+            base = stack[unsigned(top + 5)]
         else:
             return score
 

@@ -31,6 +31,7 @@ from ..walk_kernels import (
     neighbours_with,
     popcount,
     record,
+    unsigned,
 )
 from .base import (
     HALF_EOW_SHIFT,
@@ -351,41 +352,41 @@ def dawg_board(states, wide, edges, board, cell_len, nbr_mask, near, card, stack
         if todo:
             nb = lowest_bit(todo)
             todo &= todo - 1
-            code = board[nb]
+            code = board[unsigned(nb)]
             letter = code & NO_LETTER
-            edge = edges[first + popcount(mask & ((1 << letter) - 1))]
+            edge = edges[unsigned(first + popcount(mask & ((1 << letter) - 1)))]
             child_rank = rank + (edge >> SKIP_SHIFT)
             state = (edge & INDEX_MASK) << wide
-            word = states[state]
+            word = states[unsigned(state)]
             if code > NO_LETTER:
                 letter = (code >> 6) - 1
-                inner = states[state + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+                inner = states[unsigned(state + 1)] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
                 if not (inner >> letter) & 1:
                     continue
-                edge = edges[(word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1))]
+                edge = edges[unsigned((word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1)))]
                 child_rank += edge >> SKIP_SHIFT
                 state = (edge & INDEX_MASK) << wide
-                word = states[state]
-            child_length = length + cell_len[nb]
-            if word < 0 and stamps[child_rank] != stamp and card[child_length] >= 0:
-                stamps[child_rank] = stamp
-                score += card[child_length]
+                word = states[unsigned(state)]
+            child_length = length + cell_len[unsigned(nb)]
+            if word < 0 and stamps[unsigned(child_rank)] != stamp and card[unsigned(child_length)] >= 0:
+                stamps[unsigned(child_rank)] = stamp
+                score += card[unsigned(child_length)]
                 if capacity:
                     record(found, capacity, width, found_count, stack, sp, cell, nb, child_rank,
                            child_length)
-            child_mask = states[state + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
-            if child_mask & nbr_mask[nb]:
+            child_mask = states[unsigned(state + 1)] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+            if child_mask & nbr_mask[unsigned(nb)]:
                 top = sp * FRAME
-                stack[top] = cell
-                stack[top + 1] = todo
-                stack[top + 2] = first
-                stack[top + 3] = mask
-                stack[top + 4] = length
-                stack[top + 5] = rank
+                stack[unsigned(top)] = cell
+                stack[unsigned(top + 1)] = todo
+                stack[unsigned(top + 2)] = first
+                stack[unsigned(top + 3)] = mask
+                stack[unsigned(top + 4)] = length
+                stack[unsigned(top + 5)] = rank
                 sp += 1
                 cell = nb
                 used |= 1 << nb
-                todo = neighbours_with(near, nb, child_mask & nbr_mask[nb], used)
+                todo = neighbours_with(near, nb, child_mask & nbr_mask[unsigned(nb)], used)
                 first = word & INDEX_MASK
                 mask = child_mask
                 length = child_length
@@ -394,12 +395,12 @@ def dawg_board(states, wide, edges, board, cell_len, nbr_mask, near, card, stack
             used ^= 1 << cell
             sp -= 1
             top = sp * FRAME
-            cell = stack[top]
-            todo = stack[top + 1]
-            first = stack[top + 2]
-            mask = stack[top + 3]
-            length = stack[top + 4]
-            rank = stack[top + 5]
+            cell = stack[unsigned(top)]
+            todo = stack[unsigned(top + 1)]
+            first = stack[unsigned(top + 2)]
+            mask = stack[unsigned(top + 3)]
+            length = stack[unsigned(top + 4)]
+            rank = stack[unsigned(top + 5)]
         else:
             return score
 

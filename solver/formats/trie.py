@@ -30,6 +30,7 @@ from ..walk_kernels import (
     neighbours_with,
     popcount,
     record,
+    unsigned,
 )
 from .base import (
     HALF_EOW_SHIFT,
@@ -289,35 +290,35 @@ def trie_board(nodes, wide, board, cell_len, nbr_mask, near, card, stack, stamps
         if todo:
             nb = lowest_bit(todo)
             todo &= todo - 1
-            code = board[nb]
+            code = board[unsigned(nb)]
             letter = code & NO_LETTER
             node = first + popcount(mask & ((1 << letter) - 1))
-            word = nodes[node << wide]
+            word = nodes[unsigned(node << wide)]
             if code > NO_LETTER:
                 letter = (code >> 6) - 1
-                inner = nodes[(node << 1) + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+                inner = nodes[unsigned((node << 1) + 1)] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
                 if not (inner >> letter) & 1:
                     continue
                 node = (word & INDEX_MASK) + popcount(inner & ((1 << letter) - 1))
-                word = nodes[node << wide]
-            child_length = length + cell_len[nb]
-            if word < 0 and stamps[node] != stamp and card[child_length] >= 0:
-                stamps[node] = stamp
-                score += card[child_length]
+                word = nodes[unsigned(node << wide)]
+            child_length = length + cell_len[unsigned(nb)]
+            if word < 0 and stamps[unsigned(node)] != stamp and card[unsigned(child_length)] >= 0:
+                stamps[unsigned(node)] = stamp
+                score += card[unsigned(child_length)]
                 if capacity:
                     record(found, capacity, width, found_count, stack, sp, cell, nb, node, child_length)
-            child_mask = nodes[(node << 1) + 1] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
-            if child_mask & nbr_mask[nb]:
+            child_mask = nodes[unsigned((node << 1) + 1)] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
+            if child_mask & nbr_mask[unsigned(nb)]:
                 top = sp * FRAME
-                stack[top] = cell
-                stack[top + 1] = todo
-                stack[top + 2] = first
-                stack[top + 3] = mask
-                stack[top + 4] = length
+                stack[unsigned(top)] = cell
+                stack[unsigned(top + 1)] = todo
+                stack[unsigned(top + 2)] = first
+                stack[unsigned(top + 3)] = mask
+                stack[unsigned(top + 4)] = length
                 sp += 1
                 cell = nb
                 used |= 1 << nb
-                todo = neighbours_with(near, nb, child_mask & nbr_mask[nb], used)
+                todo = neighbours_with(near, nb, child_mask & nbr_mask[unsigned(nb)], used)
                 first = word & INDEX_MASK
                 mask = child_mask
                 length = child_length
@@ -325,11 +326,11 @@ def trie_board(nodes, wide, board, cell_len, nbr_mask, near, card, stack, stamps
             used ^= 1 << cell
             sp -= 1
             top = sp * FRAME
-            cell = stack[top]
-            todo = stack[top + 1]
-            first = stack[top + 2]
-            mask = stack[top + 3]
-            length = stack[top + 4]
+            cell = stack[unsigned(top)]
+            todo = stack[unsigned(top + 1)]
+            first = stack[unsigned(top + 2)]
+            mask = stack[unsigned(top + 3)]
+            length = stack[unsigned(top + 4)]
         else:
             return score
 
