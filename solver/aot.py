@@ -130,9 +130,10 @@ def _jit_function(maker: str, kernel: Callable) -> Callable:
 
 
 def proof_module(anchor: Callable, key: str, exports: Callable[[], dict], sources: tuple[str, ...]) -> object | None:
-    """The prover's kernels compiled ahead of time (solver.proof.compiled): one extension module for
-    `anchor`, one of them, and the argument types `key` of them all, built first from `exports()` as
-    `_build` takes them; `sources`: the files of solver/ compiled into it. None as for `batch_driver`."""
+    """The prover's kernels compiled ahead of time (solver.proof.compiled): one extension module, named
+    after `anchor` (one of the kernels) and `key` (the argument types of them all), built first from
+    `exports()` as `_build` takes them; `sources`: the other files of solver/ compiled into it. None as
+    for `batch_driver`."""
     return _module("proof", anchor, key, exports, sources)
 
 

@@ -6,8 +6,8 @@ Python calls, compiled: ahead of time, in one extension module built the
 first time a proof needs it (solver.aot: once per user, version of these
 sources, machine and argument types), which loads without numba; or, where
 no such build can be made, by numba here. A proof that loads the extension
-skips numba's import and its kernels' loading: about 0.4 CPU-s and 120 MB of
-a worker's resident memory, more than a small class takes
+skips numba's import and its kernels' loading: 0.3-0.4 CPU-s and about 100 MB
+of a worker's resident memory, more than a small class takes
 (benchmarks/results/prove.md, "The prover without numba").
 
 An extension trusts the argument types it was built for (a wrong one would
