@@ -79,7 +79,9 @@ def _lowest_bit(x: int) -> int:
 
 
 # The helpers of walk_kernels take int() of their argument, for the numpy integers a walk meets where it
-# runs uncompiled on arrays (NUMBA_DISABLE_JIT); the CPython engine's values are Python ints already.
+# runs uncompiled on arrays (NUMBA_DISABLE_JIT); the CPython engine's values are Python ints already, so it
+# calls these instead (for `unsigned`, which only marks an index for numba, the cheapest call that returns
+# an int as it is).
 _INT_HELPERS = {"popcount": int.bit_count, "lowest_bit": _lowest_bit, "unsigned": operator.index}
 
 
