@@ -256,6 +256,40 @@ def test_the_round_ends_when_looked_at_after_its_time(client, clock):
     assert client.get(f"/api/rooms/{ann['code']}/rounds").json()["rounds"][0]["number"] == 1
 
 
+class _Listener:
+    """A connection that reads nothing (the room's hub pushes to it)."""
+
+    def push(self, message) -> None:
+        pass
+
+
+def test_a_state_told_before_a_player_came_back_never_arrives_after_the_one_that_says_so(client, monkeypatch):
+    """States are computed and sent one at a time: one computed before Bob came back (sent late here) reaches
+    Ann before the one computed after, so the last she sees has him in."""
+    rooms = client.app.state.rooms
+    ann = make_room(client)
+    bob = join(client, ann["code"], "Bob")
+    with connected(client, ann) as a:
+        until(a, "state")  # Ann's own arrival
+        public, computed = rooms._public, threading.Event()
+
+        def late(state: dict) -> dict:  # the first state computed from here on is sent a while after
+            view = public(state)
+            if not computed.is_set():
+                computed.set()
+                time.sleep(0.3)
+            return view
+
+        monkeypatch.setattr(rooms, "_public", late)
+        away = threading.Thread(target=rooms._tell_state, args=(ann["code"],))
+        away.start()
+        assert computed.wait(10)
+        rooms.hub.attach(ann["code"], bob["player"]["id"], _Listener())  # Bob comes back meanwhile
+        rooms._tell_state(ann["code"])
+        away.join()
+        assert [until(a, "state")["players"][1]["connected"] for _ in range(2)] == [False, True]
+
+
 def test_a_player_who_reconnects_gets_their_words_back(client, clock):
     ann = make_room(client)
     bob = join(client, ann["code"], "Bob")

@@ -226,6 +226,7 @@ class Rooms:
         self.hub = Hub(limits.connections)
         self.alarms = Alarms()
         self._opening = threading.Lock()
+        self._telling = threading.Lock()  # `_tell_state`'s
 
     # --- making and joining rooms (HTTP)
 
@@ -529,9 +530,13 @@ class Rooms:
                 "room": self.view(code)}
 
     def _tell_state(self, code: str) -> None:
-        state = self.store.get(code)
-        if state is not None:
-            self.hub.send(code, {"kind": "state", **self._public(state)})
+        """Everyone in the room: its state now. Computed and sent under one lock: connections open and
+        close on other threads than the acts that tell, and a state computed before a player came or
+        went must not reach anyone after the one computed since."""
+        with self._telling:
+            state = self.store.get(code)
+            if state is not None:
+                self.hub.send(code, {"kind": "state", **self._public(state)})
 
     def _start_if_full(self, code: str) -> None:
         state = self._state(code)
