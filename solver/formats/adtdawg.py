@@ -49,6 +49,7 @@ TRACKING_BYTE_MAX = 255  # part 4 holds tracking numbers that fit a byte
 # the letters of its children (its child set's mask) from ENTRY_KIDS up; above NARROW_ENTRY_LETTERS letters
 # the mask is a second int64 of its own.
 ENTRY_EOW, ENTRY_KIDS = 32, 33
+ENTRY_FIRST = (1 << ENTRY_EOW) - 1  # an entry's first child: entry & ENTRY_FIRST
 NARROW_ENTRY_LETTERS = 63 - ENTRY_KIDS
 
 
@@ -473,7 +474,7 @@ def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
                 inner_kids = entries[at + 1] if wide else head >> ENTRY_KIDS
                 if not (inner_kids >> letter) & 1:
                     continue
-                inner = head & 0xFFFFFFFF
+                inner = head & ENTRY_FIRST
                 marker -= ((head >> ENTRY_EOW) & 1) + tracking[inner]
                 node = inner + popcount(inner_kids & ((1 << letter) - 1))
                 at = node << wide
@@ -501,7 +502,7 @@ def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
                 cell = nb
                 used |= 1 << nb
                 todo = neighbours_with(near, nb, child_letters, used)
-                first = head & 0xFFFFFFFF
+                first = head & ENTRY_FIRST
                 kids = child_kids
                 base = marker - eow - tracking[unsigned(first)]
                 length = child_length

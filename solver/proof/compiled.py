@@ -18,7 +18,6 @@ any other.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from functools import cache
 from types import SimpleNamespace
@@ -73,31 +72,32 @@ def _plain() -> tuple[dict[str, Callable], tuple[Callable, ...], tuple[Callable,
     return functions, called, inlined
 
 
-@cache
-def _numba() -> dict[str, Callable]:
-    """The kernels compiled by numba, in the user cache (imports numba; under NUMBA_DISABLE_JIT, the plain
-    functions themselves)."""
+def _registered() -> dict[str, Callable]:
+    """The kernels Python calls (EXPORTS' names), with the functions they call registered for numba to
+    compile into them (imports numba): what both numba's JIT and the ahead-of-time build compile."""
     from .. import jit
 
     functions, called, inlined = _plain()
-    _in_place(jit, called, inlined)
-    anchor = functions["list_entries"]
-    return {name: jit.in_walk_cache(anchor, function, *SOURCES) for name, function in functions.items()}
-
-
-def _in_place(jit, called: tuple[Callable, ...], inlined: tuple[Callable, ...]) -> None:
     for function in called:
         jit.compiled_in_place(function)
     for function in inlined:
         jit.compiled_in_place(function, inline="always")
+    return functions
+
+
+@cache
+def _numba() -> dict[str, Callable]:
+    """The kernels compiled by numba, in the user cache (under NUMBA_DISABLE_JIT, the plain functions themselves)."""
+    from .. import jit
+
+    functions = _registered()
+    anchor = functions["list_entries"]
+    return {name: jit.in_walk_cache(anchor, function, *SOURCES) for name, function in functions.items()}
 
 
 def _exports() -> dict:
     """What solver.aot builds: {name: (function, return type, example arguments)} (imports numba)."""
-    from .. import jit
-
-    functions, called, inlined = _plain()
-    _in_place(jit, called, inlined)
+    functions = _registered()
     return {name: (functions[name], returned, example) for name, (returned, example) in EXPORTS.items()}
 
 
@@ -118,11 +118,8 @@ def _checked(name: str, compiled: Callable) -> Callable:
 def kernels() -> SimpleNamespace:
     """The prover's kernels (EXPORTS' names), compiled: the extension module's where there is one
     (built first if need be), else numba's."""
-    functions = _plain()[0]
     key = "|".join(f"{name}{_KEYS[name]}" for name in EXPORTS)
-    module = None
-    if os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0"):
-        module = aot.proof_module(functions["list_entries"], key, _exports, SOURCES)
+    module = aot.proof_module(_plain()[0]["list_entries"], key, _exports, SOURCES)  # None under NUMBA_DISABLE_JIT
     if module is None:
         return SimpleNamespace(**_numba())
     return SimpleNamespace(**{name: _checked(name, getattr(module, name)) for name in EXPORTS})
