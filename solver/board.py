@@ -311,7 +311,10 @@ def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
     plain: dict[Shape, list[int]] = {}
     parsed: dict[Shape, list[tuple[int, Board]]] = {}
     shape_of_length: dict[int, Shape | None] = {}
-    for i, text in enumerate(texts):
+    every = _one_plain_size(texts, shape)
+    if every is not None:  # the usual file of boards, classified at once
+        plain[every] = list(range(len(texts)))
+    for i, text in enumerate(texts if every is None else ()):
         if text.isalpha() and (text.isascii() or unicodedata.is_normalized("NFC", text)):
             length = len(text)
             if length not in shape_of_length:
@@ -349,6 +352,20 @@ def encode_texts(texts: list[str], charset: Charset, shape: Shape | None = None,
             where, codes = np.concatenate([old_where, where]), np.concatenate([old_codes, codes])
         groups[size] = (where, codes)
     return groups
+
+
+def _one_plain_size(texts: list[str], shape: Shape | None) -> Shape | None:
+    """The size of every board when all are ASCII letters of one length that makes a board
+    (`shape`, else a square), else None: `encode_texts`' test of each board made once for all."""
+    lengths = set(map(len, texts))
+    if len(lengths) != 1:
+        return None
+    joined = "".join(texts)
+    if not (joined.isascii() and joined.isalpha()):
+        return None
+    length = lengths.pop()
+    size = shape or _square(length)
+    return size if size is not None and size.cells == length else None
 
 
 def _square(cells: int) -> Shape | None:

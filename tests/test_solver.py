@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from boggle_dawg.compiler.build import build_lexicon
-from boggle_dawg.solver.board import Shape, parse_board
+from boggle_dawg.solver.board import BoardError, Shape, encode_texts, parse_board
 from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats import FORMATS
 from boggle_dawg.solver.lexicon import open_lexicon
+from boggle_dawg.solver.walk_kernels import NO_LETTER
 
 from bruteforce import Card, Reference, word_points
 from support import shared_path, word_list_path
@@ -207,6 +208,26 @@ def test_foreign_letters(built):
     # with skip_foreign the cell is dead, as if blank
     assert lex.score("bats", skip_foreign=True) == lex.score(".ats")
     assert lex.score_many(["bats"], skip_foreign=True).tolist() == [lex.score(".ats")]
+
+
+def test_a_file_of_plain_boards_encodes_as_each_board_alone(built):
+    """Boards all of ASCII letters and one size are classified at once; the codes, the groups
+    and the error naming a board with a foreign letter are those of the boards one by one."""
+    charset = open_lexicon(built("twl06", "14")).charset
+    rng = random.Random(7)
+    plain = ["".join(rng.choice("acdegilmnoprst") for _ in range(25)) for _ in range(200)]
+    each = [encode_texts([text], charset)[Shape(5, 5)][1][0] for text in plain]
+    (indices, codes), = encode_texts(plain, charset).values()
+    assert indices.tolist() == list(range(200)) and np.array_equal(codes, np.array(each))
+    mixed = plain[:3] + ["ACDE"] + plain[3:]  # another size: read one by one
+    groups = encode_texts(mixed, charset)
+    assert sorted(groups) == [Shape(2, 2), Shape(5, 5)] and groups[Shape(2, 2)][0].tolist() == [3]
+    foreign = plain[:5] + ["b" + plain[5][1:]] + plain[6:]
+    with pytest.raises(BoardError, match="cell 1,1 .B. uses a letter outside") as err:
+        encode_texts(foreign, charset)
+    assert err.value.index == 5
+    skipped = encode_texts(foreign, charset, skip_foreign=True)[Shape(5, 5)][1]
+    assert skipped[5, 0] == NO_LETTER and np.array_equal(np.delete(skipped, 5, 0), np.delete(codes, 5, 0))
 
 
 @pytest.mark.parametrize("text, message", [
