@@ -71,14 +71,16 @@ def _cttz(typingctx, x):
 
 @intrinsic
 def _prefetch(typingctx, table, row):
-    """llvm.prefetch (a read, kept in every cache level) of the first element of a 2-d array's row."""
-    if not isinstance(table, types.Array) or table.ndim != 2 or not isinstance(row, types.Integer):
+    """llvm.prefetch (a read, kept in every cache level) of the first element of a 2-d array's row,
+    or of a 1-d array's element."""
+    if not isinstance(table, types.Array) or table.ndim not in (1, 2) or not isinstance(row, types.Integer):
         return None
 
     def codegen(context, builder, signature, args):
         array_type, row_type = signature.args
         array = context.make_array(array_type)(context, builder, args[0])
-        index = [context.cast(builder, args[1], row_type, types.intp), context.get_constant(types.intp, 0)]
+        index = [context.cast(builder, args[1], row_type, types.intp)]
+        index += [context.get_constant(types.intp, 0)] * (array_type.ndim - 1)
         pointer = cgutils.get_item_pointer2(context, builder, array.data, cgutils.unpack_tuple(builder, array.shape),
                                             cgutils.unpack_tuple(builder, array.strides), array_type.layout, index,
                                             wraparound=False, boundscheck=False)

@@ -34,6 +34,7 @@ from ..walk_kernels import (
     lowest_bit,
     neighbours_with,
     popcount,
+    prefetch_row,
     record,
     unsigned,
 )
@@ -491,6 +492,8 @@ def adtdawg_board(nodes, tracking, positions, set_mask, letters, fc_bits, cs_bit
             child_kids = entries[at + 1] if wide else head >> ENTRY_KIDS
             child_letters = child_kids & nbr_mask[unsigned(nb)]
             if child_letters:
+                prefetch_row(entries, (head & ENTRY_FIRST) << wide)
+                prefetch_row(tracking, head & ENTRY_FIRST)
                 top = sp * FRAME
                 stack[unsigned(top)] = cell
                 stack[unsigned(top + 1)] = todo

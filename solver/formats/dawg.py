@@ -30,6 +30,7 @@ from ..walk_kernels import (
     lowest_bit,
     neighbours_with,
     popcount,
+    prefetch_row,
     record,
     unsigned,
 )
@@ -376,6 +377,7 @@ def dawg_board(states, wide, edges, board, cell_len, nbr_mask, near, card, stack
                            child_length)
             child_mask = states[unsigned(state + 1)] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
             if child_mask & nbr_mask[unsigned(nb)]:
+                prefetch_row(edges, word & INDEX_MASK)
                 top = sp * FRAME
                 stack[unsigned(top)] = cell
                 stack[unsigned(top + 1)] = todo

@@ -29,6 +29,7 @@ from ..walk_kernels import (
     lowest_bit,
     neighbours_with,
     popcount,
+    prefetch_row,
     record,
     unsigned,
 )
@@ -309,6 +310,7 @@ def trie_board(nodes, wide, board, cell_len, nbr_mask, near, card, stack, stamps
                     record(found, capacity, width, found_count, stack, sp, cell, nb, node, child_length)
             child_mask = nodes[unsigned((node << 1) + 1)] if wide else (word >> LETTERS_SHIFT) & LETTER_MASK
             if child_mask & nbr_mask[unsigned(nb)]:
+                prefetch_row(nodes, (word & INDEX_MASK) << wide)
                 top = sp * FRAME
                 stack[unsigned(top)] = cell
                 stack[unsigned(top + 1)] = todo
