@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from boggle_dawg.compiler.build import build_lexicon
-from boggle_dawg.solver.board import BoardError, Shape, encode_texts, parse_board
+from boggle_dawg.solver.board import BoardError, Shape, encode, encode_texts, parse_board
 from boggle_dawg.solver.charset import parse_charset
 from boggle_dawg.solver.errors import DawgError
 from boggle_dawg.solver.formats import FORMATS
@@ -212,13 +212,13 @@ def test_foreign_letters(built):
 
 def test_a_file_of_plain_boards_encodes_as_each_board_alone(built):
     """Boards all of ASCII letters and one size are classified at once; the codes, the groups
-    and the error naming a board with a foreign letter are those of the boards one by one."""
+    and the error naming a board with a foreign letter are those of the boards parsed one by one."""
     charset = open_lexicon(built("twl06", "14")).charset
     rng = random.Random(7)
-    plain = ["".join(rng.choice("acdegilmnoprst") for _ in range(25)) for _ in range(200)]
-    each = [encode_texts([text], charset)[Shape(5, 5)][1][0] for text in plain]
+    plain = ["".join(rng.choice("acdegilmnoprstACDE") for _ in range(25)) for _ in range(200)]
+    each = encode([parse_board(text, None, charset) for text in plain], charset)
     (indices, codes), = encode_texts(plain, charset).values()
-    assert indices.tolist() == list(range(200)) and np.array_equal(codes, np.array(each))
+    assert indices.tolist() == list(range(200)) and np.array_equal(codes, each)
     mixed = plain[:3] + ["ACDE"] + plain[3:]  # another size: read one by one
     groups = encode_texts(mixed, charset)
     assert sorted(groups) == [Shape(2, 2), Shape(5, 5)] and groups[Shape(2, 2)][0].tolist() == [3]
