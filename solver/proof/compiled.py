@@ -46,7 +46,8 @@ EXPORTS = {
     "_build_rows": ("void", (_TOKENS, _VECTOR, 0, 0, _STATE, _ARENA, _ARENA)),
     "_build_end": ("void", (_STATE, _ARENA, _ARENA)),
     "force_cell": ("int64", (_ARENA, _ARENA, _VECTOR, 0, 0, 0, _MATRIX, _MATRIX)),
-    "force_remaining": ("UniTuple(int64, 2)", (_ARENA, _ARENA, 0, 0, _MATRIX, _VECTOR, 0, 0, _MATRIX)),
+    "force_remaining": ("UniTuple(int64, 2)", (_ARENA, _ARENA, 0, 0, _MATRIX, _VECTOR, 0, 0, _MATRIX, _MATRIX,
+                                               _MATRIX)),
 }
 
 
@@ -67,8 +68,9 @@ def _plain() -> tuple[dict[str, Callable], tuple[Callable, ...], tuple[Callable,
 
     functions = {name: getattr(module, name) for module in (e, t, d) for name in EXPORTS if hasattr(module, name)}
     called = (e._key_places, e._bound_row, e._bound_end, e._radix_pass, t._merge_rows, t._row_length, t._common,
-              d._wider, d._open_bound)  # (_open_bound's loop inlined by numba trips its scope check; LLVM inlines it)
-    inlined = (t._copy_row, t.key_of, t.bound_of, t.set_bound, t._pack, t._close_choice, t._close_sums, d._push)
+              d._open_bound)  # (_open_bound's loop inlined by numba trips its scope check; LLVM inlines it)
+    inlined = (t._copy_row, t.key_of, t.bound_of, t.set_bound, t._pack, t._close_choice, t._close_sums, d._push,
+               d._keep)
     return functions, called, inlined
 
 

@@ -19,8 +19,9 @@ What each step saved: benchmarks/results/prove.md, "The walk's steps" (deep forc
 Pruning below the target is sound; a full board reaching the target has
 points equal to its multi-path score, at least its true score, and is written
 out to be scored exactly. Explicit stacks, no recursion; nothing is allocated
-after the start but a wider table of pending choices when a rank outgrows its
-room (doubling: a shared arena gives no count of a subtree's choices ahead).
+after the start, and the tables of pending choices are the caller's, who widens
+them when a rank outgrows them (a shared arena gives no count of a subtree's
+choices ahead).
 """
 
 from __future__ import annotations
@@ -44,14 +45,11 @@ def _push(q, r, pend, top, by_letter, rank_max, choices):
             rank_max[r] = by_letter[r, a]
 
 
-def _wider(rows):
-    """rows (pend or cur of `force_remaining`) with room for twice as many choices per rank."""
-    wider = np.empty((rows.shape[0], 2 * rows.shape[1]), np.int64)
-    wider[:, :rows.shape[1]] = rows
-    return wider
+FIRST_ROOM = 64  # pending choices a rank has room for at first (`pend`, `cur`), doubled while too few
+NO_ROOM = -1      # what `force_remaining` returns as its boards when a rank outgrows `pend`
 
 
-def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, target, out):
+def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, target, out, pend, cur):
     """Every full board of the subclass whose tree is `root` in the arena (solver.proof.tree;
     ranks below rank0 forced) whose bound reaches `target`: writes the letters of ranks rank0..
     of each to a row of `out` (indexed by rank) while there is room; returns (boards, bounds
@@ -61,11 +59,14 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
 
     by_letter[r, a] is the sum of U over the children for letter a of the choices pending at
     rank r; a partial board's bound is its points + the sum over the ranks still open of the
-    max over their letters of by_letter."""
+    max over their letters of by_letter.
+
+    pend and cur: (ranks, room) scratch for the choices pending at each rank, pend[r, :top[r]],
+    and the next edge to look at of each. Returns (NO_ROOM, 0) when a rank's choices outgrow the
+    room: call again with wider ones. (Tables grown here, inside the loop, would cost two atomic
+    updates of their reference counts at each of its steps in compiled code: most of its time.)"""
     ranks = letters.shape[0]
     cap = out.shape[0]
-    pend = np.empty((ranks, 64), np.int64)  # the pending choices of each rank, pend[r, :top[r]]
-    cur = np.empty((ranks, 64), np.int64)   # the next edge to look at of each pending choice
     top = np.zeros(ranks, np.int64)
     span = 1 << (SYMBOL_BITS + wide)  # the letter codes by_letter has room for
     by_letter = np.zeros((ranks, span), np.int64)
@@ -81,7 +82,7 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
     for e in range(root + 1, root + 1 + key_of(sums, root)):
         r = key_of(sums, e)
         if top[r] == pend.shape[1]:
-            pend, cur = _wider(pend), _wider(cur)
+            return NO_ROOM, 0
         _push(sums[e, CHILD], r, pend, top, by_letter, rank_max, choices)
     points[rank0] = sums[root, POINTS]
     found = 0
@@ -89,12 +90,9 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
     if points[rank0] + _open_bound(rank0, rank_max) < target:
         return found, nodes
     d = rank0
-    # on arriving at a depth (here and at the loop's end, written out twice: as an inlined helper the
-    # kernel measured 2% slower): the ranks below kept to restore, their open bound, each pending
-    # choice of the rank started at its first edge
-    saved[d, :] = top
-    snap[d, d + 1:, :] = by_letter[d + 1:, :]
-    snap_max[d, d + 1:] = rank_max[d + 1:]
+    # on arriving at a depth (here and at the loop's end): the ranks below kept to restore, their open
+    # bound, each pending choice of the rank started at its first edge
+    _keep(d, top, by_letter, rank_max, saved, snap, snap_max)
     dirty[d] = False
     rest[d] = _open_bound(d + 1, rank_max)
     for i in range(top[d]):
@@ -114,10 +112,11 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
         li[d] += 1
         if points[d] + by_letter[d, a] + rest[d] < target:
             continue  # forcing a adds at most by_letter[d, a] here and below
-        if dirty[d]:  # back to the state on arriving at this depth
+        if dirty[d]:  # back to the state on arriving at this depth (element by element, as `_keep` keeps it)
             for r in range(d + 1, ranks):
                 top[r] = saved[d, r]
-                by_letter[r, :] = snap[d, r, :]
+                for s in range(span):
+                    by_letter[r, s] = snap[d, r, s]
                 rank_max[r] = snap_max[d, r]
         dirty[d] = True
         for i in range(top[d]):  # each pending choice's edge for a, the sum node it leads to prefetched
@@ -141,7 +140,7 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
                 for c in range(j + 1, j + 1 + key_of(sums, j)):
                     r = key_of(sums, c)
                     if top[r] == pend.shape[1]:
-                        pend, cur = _wider(pend), _wider(cur)
+                        return NO_ROOM, 0
                     _push(sums[c, CHILD], r, pend, top, by_letter, rank_max, choices)
         nodes += 1
         p = points[d] + gain
@@ -151,14 +150,24 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
         d += 1
         points[d] = p
         if d < ranks:
-            saved[d, :] = top
-            snap[d, d + 1:, :] = by_letter[d + 1:, :]
-            snap_max[d, d + 1:] = rank_max[d + 1:]
+            _keep(d, top, by_letter, rank_max, saved, snap, snap_max)
             dirty[d] = False
             rest[d] = _open_bound(d + 1, rank_max)
             for i in range(top[d]):
                 cur[d, i] = pend[d, i] + 1
     return found, nodes
+
+
+def _keep(d, top, by_letter, rank_max, saved, snap, snap_max):
+    """On arriving at depth d: the pending counts, and the per-letter sums and maxima of the ranks
+    below it, kept to restore (element by element: a slice would be a new array view, with its
+    reference count updated, at every step)."""
+    for r in range(top.shape[0]):
+        saved[d, r] = top[r]
+    for r in range(d + 1, by_letter.shape[0]):
+        for a in range(by_letter.shape[1]):
+            snap[d, r, a] = by_letter[r, a]
+        snap_max[d, r] = rank_max[r]
 
 
 def _open_bound(rank, rank_max):

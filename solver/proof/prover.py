@@ -58,6 +58,7 @@ from ..rules import Rules, load_rules
 from ..schema import MAX_COUNT, Check, integer, list_of, number, only_fields, pair, text
 from ..search.symmetry import canonical_codes
 from .compiled import kernels
+from .deep_forcing import FIRST_ROOM, NO_ROOM
 from .memory import release, small_pages
 from .plan import ProofPlan, make_plan
 from .tables import tables_of
@@ -276,6 +277,7 @@ class _Prover:
         self.shape = plan.shape
         self.order = plan.order
         self.deep_boards = np.empty((1024, self.shape.cells), np.int64)  # deep forcing's output
+        self.deep_pending = self._pending_tables(FIRST_ROOM)  # and its pending choices (pend, cur)
         self.nodes = 0
         self.scored = 0
         self.pending: list[np.ndarray] = []
@@ -346,8 +348,13 @@ class _Prover:
         board[cell] = -1
 
     def _held(self, tree) -> int:
-        """The bytes of arrays held now: the kept buffers, the tree's arena and deep forcing's output."""
-        return _kept_bytes(*self.key) + tree.nbytes + self.deep_boards.nbytes
+        """The bytes of arrays held now: the kept buffers, the tree's arena and deep forcing's tables."""
+        return (_kept_bytes(*self.key) + tree.nbytes + self.deep_boards.nbytes
+                + sum(table.nbytes for table in self.deep_pending))
+
+    def _pending_tables(self, room: int) -> tuple[np.ndarray, np.ndarray]:
+        """Deep forcing's tables of pending choices, with room for `room` a rank."""
+        return np.empty((self.shape.cells, room), np.int64), np.empty((self.shape.cells, room), np.int64)
 
     def _forces_deep(self, depth: int, bound: int) -> bool:
         """Whether a subclass is finished by deep forcing rather than forced on the tree."""
@@ -358,10 +365,13 @@ class _Prover:
         the subclass's tree; score the boards it leaves exactly."""
         while True:
             found, nodes = self.force_remaining(*tree.arrays, root, depth, self.letters, self.letter_count, self.wide,
-                                                self.min_score, self.deep_boards)
-            if found <= len(self.deep_boards):
+                                                self.min_score, self.deep_boards, *self.deep_pending)
+            if found == NO_ROOM:
+                self.deep_pending = self._pending_tables(2 * self.deep_pending[0].shape[1])
+            elif found > len(self.deep_boards):
+                self.deep_boards = np.empty((found, self.shape.cells), np.int64)
+            else:
                 break
-            self.deep_boards = np.empty((found, self.shape.cells), np.int64)
         self.nodes += nodes
         if found:
             rest = list(self.order[depth:])

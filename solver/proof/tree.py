@@ -162,18 +162,21 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
         else:
             ia, a_end = a + 1, a + 1 + key_of(choices, a)
             ib, b_end = b + 1, b + 1 + key_of(choices, b)
-        table = sums if kind == SUM else choices
         node = tops[kind]
         rows = (a_end - ia) + (b_end - ib)
-        if node + 1 + rows > len(table) or logged >= len(log) or depth + rows > len(stack):
+        room = len(sums) if kind == SUM else len(choices)
+        if node + 1 + rows > room or logged >= len(log) or depth + rows > len(stack):
             tops[0], tops[1] = saved_sums, saved_choices
-            return NO_ROOM if node + 1 + rows > len(table) else LOG_FULL if logged >= len(log) else STACK_FULL
+            return NO_ROOM if node + 1 + rows > room else LOG_FULL if logged >= len(log) else STACK_FULL
+        # each table named in its own branch: an array chosen by a condition costs two atomic
+        # reference-count updates a task in compiled code
         if kind == SUM:
             n, depth = _merge_rows(sums, node + 1, ia, a_end, ib, b_end, stack, depth, CHOICE, choices)
+            sums[node, POINTS], sums[node, PACKED] = points, n << KEY_SHIFT
         else:
             n, depth = _merge_rows(choices, node + 1, ia, a_end, ib, b_end, stack, depth, SUM, sums)
+            choices[node, POINTS], choices[node, PACKED] = points, n << KEY_SHIFT
         tops[kind] += n + 1
-        table[node, POINTS], table[node, PACKED] = points, n << KEY_SHIFT
         log[logged, 0], log[logged, 1] = node << 1 | kind, dest
         logged += 1
         if dest < 0:
@@ -182,7 +185,10 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
     for i in range(logged - 1, -1, -1):
         if i >= AHEAD:  # the node read AHEAD steps on, whose rows may have left the caches
             ahead = log[i - AHEAD, 0]
-            prefetch_row(sums if ahead & 1 == SUM else choices, ahead >> 1)
+            if ahead & 1 == SUM:
+                prefetch_row(sums, ahead >> 1)
+            else:
+                prefetch_row(choices, ahead >> 1)
         node, kind, dest = log[i, 0] >> 1, log[i, 0] & 1, log[i, 1]
         if kind == SUM:
             bound = sums[node, POINTS]
