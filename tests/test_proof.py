@@ -18,7 +18,6 @@ from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.proof import ClassRecord, class_entries, entries, make_plan, prove, prove_class, prover
 from boggle_dawg.solver.proof import tree as T
 from boggle_dawg.solver.proof.compiled import kernels
-from boggle_dawg.solver.proof.deep_forcing import NO_ROOM
 from boggle_dawg.solver.rules import load_rules
 from boggle_dawg.solver.search import canonical_codes
 
@@ -261,7 +260,7 @@ def test_deep_forcing_leaves_every_board_reaching_the_target(make_lexicon, size,
                     pending = np.empty((cells, room), np.int64), np.empty((cells, room), np.int64)
                     found, nodes = kernels().force_remaining(*tree.arrays, root, rank0, table, counts, 0, target, out,
                                                              *pending)
-                    if found != NO_ROOM:
+                    if found != T.NO_ROOM:
                         break
                     room *= 2
                 assert nodes >= 1 and found <= inside.sum()

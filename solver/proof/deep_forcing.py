@@ -30,7 +30,7 @@ import numpy as np
 
 from ..walk_kernels import prefetch_row
 from .entries import SYMBOL_BITS
-from .tree import CHILD, POINTS, bound_of, key_of
+from .tree import CHILD, NO_ROOM, POINTS, bound_of, key_of
 
 
 def _push(q, r, pend, top, by_letter, rank_max, choices):
@@ -46,7 +46,6 @@ def _push(q, r, pend, top, by_letter, rank_max, choices):
 
 
 FIRST_ROOM = 64  # pending choices a rank has room for at first (`pend`, `cur`), doubled while too few
-NO_ROOM = -1      # what `force_remaining` returns as its boards when a rank outgrows `pend`
 
 
 def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, target, out, pend, cur):

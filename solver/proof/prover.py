@@ -58,10 +58,11 @@ from ..rules import Rules, load_rules
 from ..schema import MAX_COUNT, Check, integer, list_of, number, only_fields, pair, text
 from ..search.symmetry import canonical_codes
 from .compiled import kernels
-from .deep_forcing import FIRST_ROOM, NO_ROOM
+from .deep_forcing import FIRST_ROOM
 from .memory import release, small_pages
 from .plan import ProofPlan, make_plan
 from .tables import tables_of
+from .tree import NO_ROOM, Tree
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
 RELEASE_BYTES = 1 << 27     # listing bytes from which a class gives its buffers' pages back once used
@@ -266,8 +267,6 @@ class _Prover:
     """Branch and bound over one class, under `rules`."""
 
     def __init__(self, lexicon, plan: ProofPlan, min_score: int, rules: Rules) -> None:
-        from .tree import Tree
-
         self.make_tree = Tree
         self.force_remaining = kernels().force_remaining  # deep forcing: a small subclass's boards left to score
         self.lexicon = lexicon

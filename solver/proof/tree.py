@@ -50,6 +50,7 @@ KEY_SHIFT = 24                     # a row's key (rank, letter or count) sits ab
 BOUND_CAP = (1 << KEY_SHIFT) - 1   # bounds saturate here; also the mask of a packed column's bound
 SUM, CHOICE = 0, 1                 # the kinds of tasks and of nodes in a merge's log
 NO_ROOM, LOG_FULL, STACK_FULL = -1, -2, -3  # what `force_cell` returns when the arena, its log or its stack is full
+# (NO_ROOM: also what deep forcing returns when a rank outgrows its tables of pending choices)
 LEAVES = 64                        # leaves of 1 .. LEAVES points are shared nodes
 LAG = 4                            # tasks the merge takes from below the top of its stack
 ROWS_A_LINE = 8                    # rows of 8 bytes a 64-byte cache line holds
