@@ -63,7 +63,7 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
     pend and cur: (ranks, room) scratch for the choices pending at each rank, pend[r, :top[r]],
     and the next edge to look at of each. Returns (NO_ROOM, 0) when a rank's choices outgrow the
     room: call again with wider ones. (Tables grown here, inside the loop, would cost two atomic
-    updates of their reference counts at each of its steps in compiled code: most of its time.)"""
+    updates of their reference counts at each of its steps in compiled code: about half its time.)"""
     ranks = letters.shape[0]
     cap = out.shape[0]
     top = np.zeros(ranks, np.int64)
