@@ -12,7 +12,8 @@ default lexicon, and the library a game author uses (`api`):
 
 `open_lexicon`, `default_lexicon`, `build_lexicon`, `solve`, `Solution`, `Rules` and
 `load_rules` are imported on first use, so that `import boggle_dawg` (which every command
-line does) loads nothing heavy.
+line does) loads nothing heavy; each comes from the module that defines it, so that
+`boggle_dawg.open_lexicon` loads only what opening a lexicon needs, not the rest of `api`.
 """
 
 from __future__ import annotations
@@ -22,14 +23,15 @@ from typing import TYPE_CHECKING
 from .solver import __version__
 
 if TYPE_CHECKING:
-    from .api import Solution, build_lexicon, default_lexicon, open_lexicon, solve
+    from .api import Solution, build_lexicon, default_lexicon, solve
+    from .solver.lexicon import open_lexicon
     from .solver.rules import Rules, load_rules
 
 __all__ = ["Rules", "Solution", "__version__", "build_lexicon", "default_lexicon", "load_rules", "open_lexicon",
            "solve"]
 
-_LAZY = {"Solution": "api", "build_lexicon": "api", "default_lexicon": "api", "open_lexicon": "api", "solve": "api",
-         "Rules": "solver.rules", "load_rules": "solver.rules"}
+_LAZY = {"Solution": "api", "build_lexicon": "api", "default_lexicon": "api", "solve": "api",
+         "open_lexicon": "solver.lexicon", "Rules": "solver.rules", "load_rules": "solver.rules"}
 
 
 def __getattr__(name: str):
