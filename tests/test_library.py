@@ -41,7 +41,9 @@ def test_the_documented_example_runs_as_written(tmp_path):
 
 def test_import_loads_nothing_heavy_and_names_load_on_first_use():
     code = ("import sys, boggle_dawg; assert 'numpy' not in sys.modules, 'numpy'; "
-            "assert 'boggle_dawg.api' not in sys.modules; boggle_dawg.solve; assert 'boggle_dawg.api' in sys.modules")
+            "boggle_dawg.open_lexicon; assert 'boggle_dawg.api' not in sys.modules, 'the open loaded api'; "
+            "boggle_dawg.solve; assert 'boggle_dawg.api' in sys.modules; "
+            "assert boggle_dawg.open_lexicon is boggle_dawg.api.open_lexicon")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert set(boggle_dawg.__all__) <= set(dir(boggle_dawg)) | set(boggle_dawg._LAZY) | {"__version__"}
