@@ -206,8 +206,8 @@ def test_three_players_play_a_room_to_the_end(served, clock, cancel, store):
             [("Ann", 2, 3, True), ("Bob", 1, 1, True), ("Cy", 1, 1, True)]
         assert "suite" not in json.dumps(seen)  # no one's words before the end
         clock.now += 60
-        late = say(c, "sate")
-        assert (late["verdict"], late["points"], late["words"]) == ("too_late", 0, 1)
+        late = say(c, " SATE")
+        assert (late["verdict"], late["word"], late["points"], late["words"]) == ("too_late", "sate", 0, 1)
         results = until(a, "results")
         ResultsOut.model_validate(results)
         scores = {p["name"]: p["score"] for p in results["players"]}
@@ -457,19 +457,28 @@ def test_every_refusal_says_its_code_and_params_beside_its_line(served, clock):
          "name_not_printable", name="a\tb")
     http(client.post(players, json={"name": " ANN "}), 409, f"name 'ANN': taken in room {code}; choose another",
          "name_taken", name="ANN", room=code)
+    http(client.post(players, json={"name": "\u00a0ann\u2009"}), 409,  # no-break and thin spaces trimmed
+         f"name 'ann': taken in room {code}; choose another", "name_taken", name="ann", room=code)
     bob = join(client, code, "Bob")
     join(client, code, "Cy")
     http(client.post(players, json={"name": "Dee"}), 409, f"room {code}: full (3 players, this server's limit)",
          "room_full", room=code, players=3)
     http(client.get("/api/rooms/nosuch22"), 404,
-         "room 'NOSUCH22': no such room (a room closes after 5 minutes without activity)", "no_such_room",
+         "room 'NOSUCH22': no such room (a room closes after 5 minutes without activity, and when the server "
+         "restarts)", "no_such_room",
          room="NOSUCH22", minutes=5)
     http(client.get(f"/api/rooms/{code}/rounds/9"), 404, f"room '{code}' round 9: no such finished round",
          "no_such_round", room=code, round=9)
+    huge = 10 ** 22  # past SQLite's integers: in no room either
+    http(client.get(f"/api/rooms/{code}/rounds/{huge}"), 404, f"room '{code}' round {huge}: no such finished round",
+         "no_such_round", room=code, round=huge)
     client.post("/api/daily", json={"name": "Ann", "words": []})
     http(client.post("/api/daily", json={"name": "Bob", "words": []}), 409,
          "daily board 2025-06-15: 1 results kept already, this server's limit", "daily_full", day="2025-06-15",
          results=1)
+    http(client.post("/api/daily", json={"name": "Bob", "words": [], "date": "2025-06-13"}), 409,
+         "daily board 2025-06-13: closed (a day's board takes results until 60 minutes after its end, UTC)",
+         "daily_closed", day="2025-06-13", minutes=60)
 
     with connected(client, ann) as a, connected(client, bob) as b:
         a.send_json({"kind": "word", "word": "seat"})
@@ -494,7 +503,8 @@ def test_every_refusal_says_its_code_and_params_beside_its_line(served, clock):
                 (code, "nobody's", 4003, f"token: not a player's of room {code} (join it for one)", "not_a_player",
                  {"room": code}),
                 ("NOSUCH22", "nobody's", 4004,
-                 "room 'NOSUCH22': no such room (a room closes after 5 minutes without activity)", "no_such_room",
+                 "room 'NOSUCH22': no such room (a room closes after 5 minutes without activity, and when the "
+                 "server restarts)", "no_such_room",
                  {"room": "NOSUCH22", "minutes": 5})]:
             with client.websocket_connect(f"/api/rooms/{path}/socket") as socket:
                 socket.send_json({"kind": "hello", "token": token})
@@ -585,6 +595,9 @@ def test_a_room_starts_itself_once_enough_players_are_in(client):
         assert until(a, "state")["phase"] == "waiting"
         join(client, ann["code"], "Bob")
         assert until(a, "state", phase="playing")["players"][1]["name"] == "Bob"
+    solo = make_room(client, name="Solo\u00a0Player", auto_start=1)
+    assert solo["room"]["phase"] == "playing"  # its creator is enough
+    assert solo["player"]["name"] == "Solo Player"  # a no-break space is a space
 
 
 def test_the_daily_board(client, clock, served):
@@ -608,6 +621,25 @@ def test_the_daily_board(client, clock, served):
     error(client.get("/api/daily", params={"date": "2025-06-16"}), 400, "still to come")
     error(client.get("/api/daily", params={"date": "June 1st"}), 400, "not a date")
     assert client.get("/api/daily/results", params={"date": "2025-06-14"}).json()["results"] == []
+
+
+def test_a_daily_round_past_midnight_is_judged_on_the_board_played(client, clock, served):
+    played = client.get("/api/daily").json()
+    answers = served["en"].lexicon.words(played["board"]["board"])[:3]
+    words = [a.word for a in answers] or ["zzz"]
+    midnight = (START // 86400 + 1) * 86400
+    clock.now = midnight + 120  # the round ran two minutes past midnight
+    assert client.get("/api/daily").json()["board"] != played["board"]
+    late = client.post("/api/daily", json={"name": "Ann", "words": words, "date": played["date"]}).json()
+    assert late["date"] == played["date"] == "2025-06-15" and late["score"] == sum(a.points for a in answers)
+    assert [r["name"] for r in client.get("/api/daily/results", params={"date": "2025-06-15"}).json()["results"]] == ["Ann"]
+    assert client.get("/api/daily/results").json()["results"] == []  # nothing filed under the next day
+    clock.now = midnight + 3600
+    error(client.post("/api/daily", json={"name": "Bob", "words": words, "date": "2025-06-15"}), 409,
+          "daily board 2025-06-15: closed (a day's board takes results until 60 minutes after its end, UTC)")
+    assert client.post("/api/daily", json={"name": "Bob", "words": [], "date": "2025-06-16"}).status_code == 200
+    error(client.post("/api/daily", json={"name": "Cy", "words": [], "date": "2025-06-17"}), 400, "still to come")
+    error(client.post("/api/daily", json={"name": "Cy", "words": [], "date": "2025-06-01"}), 409, "closed")
 
 
 def test_daily_results_are_limited(served, clock):

@@ -389,10 +389,17 @@ def test_limits_on_cells_batches_and_word_lists(client):
     error(client.get("/api/roll", params={"dice": "super-big"}), 400, "super-big", "36 cells")
 
 
-def test_bad_json_and_wrong_types(client):
+def test_bad_json_and_wrong_types(client, served):
     headers = {"content-type": "application/json"}
     error(client.post("/api/solve", content=b'{"board": ', headers=headers), 400, "malformed JSON")
     error(client.post("/api/solve", content=b"\xff\xfe", headers=headers), 400, "malformed JSON")
+    error(client.post("/api/solve", content=b'{"board": "ab\xffd"}', headers=headers), 400, "body: not UTF-8 (byte 13)")
+    error(client.post("/api/solve", content=b"[" * 4000, headers=headers), 400, "malformed JSON: nested too deeply")
+    roomy = TestClient(create_app(served, Limits(body_bytes=8192)))
+    error(roomy.post("/api/solve", content=b'{"board": "abcd", "skip_foreign": ' + b"9" * 5000 + b"}", headers=headers),
+          400, "malformed JSON: a number of more than 4,300 digits")
+    error(client.post("/api/solve", content=b'{"board": "abcd"}', headers={"content-type": "application/x-www-form-urlencoded"}),
+          422, "body: not JSON; send a JSON object with Content-Type: application/json")
     error(client.post("/api/solve", json=["abcd"]), 422)
     error(client.post("/api/solve", json={}), 422, "board")
     error(client.post("/api/solve", json={"board": 1234}), 422, "board", "string")

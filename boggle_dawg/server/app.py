@@ -20,6 +20,7 @@ come back as the language writes them.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -110,6 +111,18 @@ class AnswerWhenStopped:
 
 
 
+def unreadable_body(cause: BaseException | None) -> str | None:
+    """What is wrong with a JSON body that FastAPI could not parse for a reason other than its syntax (it answers
+    those with a line that names nothing)."""
+    if isinstance(cause, UnicodeDecodeError):
+        return f"body: not UTF-8 (byte {cause.start})"
+    if isinstance(cause, RecursionError):
+        return "malformed JSON: nested too deeply"
+    if isinstance(cause, ValueError) and "digits" in str(cause):
+        return f"malformed JSON: a number of more than {sys.get_int_max_str_digits():,} digits"
+    return None
+
+
 def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origins: tuple[str, ...] = (),
                play_limits: PlayLimits = PlayLimits(), results: Results | None = None,
                clock: Callable[[], float] = time.time, store: RoomStore | None = None) -> FastAPI:
@@ -144,12 +157,14 @@ def create_app(served: dict[str, Served], limits: Limits = Limits(), allow_origi
         if first["type"] == "json_invalid":
             at = f" at character {first['loc'][1]}" if len(first["loc"]) > 1 else ""
             return error_response(400, f"malformed JSON{at}: {first.get('ctx', {}).get('error', first['msg'])}")
+        if first["loc"] == ("body",) and isinstance(first.get("input"), bytes):  # a body FastAPI did not read as JSON
+            return error_response(422, "body: not JSON; send a JSON object with Content-Type: application/json")
         where = ".".join(place(part) for part in first["loc"][1:]) or first["loc"][0]
         return error_response(400 if first["type"] in NOT_UNICODE else 422, f"{where}: {first['msg']}")
 
     @app.exception_handler(HTTPException)
     async def http_error(_request: Request, err: HTTPException) -> JSONResponse:
-        return error_response(err.status_code, str(err.detail))
+        return error_response(err.status_code, unreadable_body(err.__cause__) or str(err.detail))
 
     @app.exception_handler(Exception)
     async def server_error(_request: Request, _err: Exception) -> JSONResponse:

@@ -2,7 +2,9 @@
 seed that the date, the lexicon and the rules give; its results are kept in the results database.
 
 A player plays it as any board (`POST /api/round` judges their words during the round), then submits their name
-and words: the server judges them again on the day's board, and keeps the score it finds, not one the page says.
+and words with the day played: the server judges them again on that day's board, and keeps the score it finds,
+not one the page says. A day's board takes results until DAILY_LATE_SECONDS after its end, so that a round which runs
+past midnight (UTC) is judged on the board it was played on.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ..solver.dice_sets import roll
 from ..solver.errors import DawgError
 from ..solver.game import Verdict
 from .catalog import Catalog, at_most, shown, shown_word
+from .models import DAILY_LATE_SECONDS
 from .results import Results
 from .rooms import NotNow, player_name
 from .served import PlayLimits, Served
@@ -34,28 +37,37 @@ class Daily:
         self.clock = clock
 
     def today(self) -> str:
-        return datetime.fromtimestamp(self.clock(), UTC).date().isoformat()
+        return self._day_at(self.clock())
 
-    def board(self, lexicon: str | None, rules: str | None, day: str | None = None) -> dict:
-        """The daily board of `day` (default: today), as kept when first asked for, or as dealt."""
+    @staticmethod
+    def _day_at(seconds: float) -> str:
+        return datetime.fromtimestamp(seconds, UTC).date().isoformat()
+
+    def board(self, lexicon: str | None, rules: str | None, day: str | None = None, keep: bool | None = None) -> dict:
+        """The daily board of `day` (default: today), as kept when first asked for, or as dealt; a dealt board is
+        kept if `keep` (default: if it is today's)."""
         one = self.catalog.lexicon(lexicon)
         chosen = self.catalog.rules(rules, one)
         day = self._day(day)
         kept = self.results.daily(day, one.name, chosen.name)
         if kept is None:
             kept = self._deal(day, one, chosen.name)
-            if day == self.today():
+            if day == self.today() if keep is None else keep:
                 kept = self.results.keep_daily(kept)
         return kept
 
-    def submit(self, lexicon: str | None, rules: str | None, name: str, words: list[str]) -> tuple[dict, list[Verdict], int]:
-        """Judge a player's words on today's board and keep their result: the board, the verdicts, the number of
-        results it has now."""
+    def submit(self, lexicon: str | None, rules: str | None, name: str, words: list[str],
+               day: str | None = None) -> tuple[dict, list[Verdict], int]:
+        """Judge a player's words on the board of `day` (default: today; a day gone until DAILY_LATE_SECONDS after its
+        end) and keep their result: the board, the verdicts, the number of results it has now."""
         name = player_name(name, self.limits.name_chars)
         at_most("words", len(words), self.catalog.limits.batch)
         one = self.catalog.lexicon(lexicon)
         chosen = self.catalog.rules(rules, one)
-        board = self.board(lexicon, rules)
+        day = self._day(day)
+        if day != self.today() and day != self._day_at(self.clock() - DAILY_LATE_SECONDS):
+            raise NotNow("daily_closed", day=day, minutes=DAILY_LATE_SECONDS // 60)
+        board = self.board(lexicon, rules, day, keep=True)
         game = self.catalog.judge(one, chosen, self.catalog.board(board["board"], board["size"], one)).game()
         verdicts = [game.submit(text) for text in words]
         count = self.results.add_daily_result(board["id"], name, game.score, list(game.found.items()), self.clock(),

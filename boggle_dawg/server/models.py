@@ -229,7 +229,8 @@ class LexiconsOut(BaseModel):
 # its answer, filled in from the code's `params` (`!r`: a client's value, quoted). A page says a code in its
 # player's language from its own catalogue (static/i18n: `error.<code>`), the params filled in the same way.
 ERRORS = {
-    "no_such_room": "room {room!r}: no such room (a room closes after {minutes} minutes without activity)",
+    "no_such_room": "room {room!r}: no such room (a room closes after {minutes} minutes without activity, and when "
+                    "the server restarts)",
     "no_such_round": "room {room!r} round {round}: no such finished round",
     "room_expired": "room {room} closed after {minutes} minutes without activity",
     "room_full": "room {room}: full ({players} players, this server's limit)",
@@ -249,6 +250,7 @@ ERRORS = {
     "board_and_dice": "board and dice: give one (a board is played every round; dice roll a new one)",
     "auto_start_over": "auto_start: {players} players, more than this server's limit of {most} a room",
     "daily_full": "daily board {day}: {results} results kept already, this server's limit",
+    "daily_closed": "daily board {day}: closed (a day's board takes results until {minutes} minutes after its end, UTC)",
 }
 
 
@@ -415,11 +417,18 @@ class DailyOut(BaseModel):
     results: int = Field(description="How many results are kept for it.")
 
 
+DAILY_LATE_SECONDS = 3600  # a day's board takes results this long after its end (UTC): a round begun before midnight
+
+
 class DailyRequest(Strict):
     name: PlayerName
     lexicon: LexiconName = None
     rules: RulesName = None
     words: list[Text] = Field(description="The player's words, in the order found.")
+    date: Text | None = Field(None, description="The day of the board played, YYYY-MM-DD (UTC), as GET /api/daily "
+                                                "gave it [default: today]. A day's board takes results until "
+                                                f"{DAILY_LATE_SECONDS // 60} minutes after its end, for a round "
+                                                "that ran past midnight.")
 
 
 class DailyResultOut(BaseModel):

@@ -24,6 +24,7 @@ import logging
 import secrets
 import threading
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from typing import Protocol, TypeVar
@@ -193,8 +194,9 @@ class Alarms:
 
 
 def player_name(text: str, most: int) -> str:
-    """A player's name as kept and shown (as data: pages escape it): trimmed, printable, not empty."""
-    name = text.strip()
+    """A player's name as kept and shown (as data: pages escape it): every kind of space an ordinary one (a
+    no-break space typed on a phone), trimmed, printable, not empty."""
+    name = "".join(" " if unicodedata.category(ch) == "Zs" else ch for ch in text).strip()
     if not name:
         raise RoomError("name_empty")
     if len(name) > most:
@@ -263,6 +265,7 @@ class Rooms:
             state["code"] = code
             self.store.put(code, state)
         self.alarms.ensure(SWEEP, SWEEP_SECONDS, self._sweep_again)
+        self._start_if_full(code)  # auto_start 1: its creator is enough
         return self._joined(code, state["players"][0], token)
 
     def join(self, code: str, name: str) -> dict:
@@ -369,7 +372,7 @@ class Rooms:
         state = self._state(code)
         seat = self._seat(state, player)
         one = self.catalog.lexicon(state["settings"]["lexicon"])
-        word = text.strip() if verdict is None else verdict.word
+        word = one.lexicon.language.game_form(text.strip()) if verdict is None else verdict.word
         name, said = TOO_LATE if verdict is None else (verdict.outcome.name.lower(), verdict.outcome.value)
         self.hub.send(code, {"kind": "verdict", "word": word, "shown": shown_word(one, word), "verdict": name,
                              "text": said, "points": 0 if verdict is None else verdict.points,

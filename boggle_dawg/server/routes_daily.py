@@ -38,9 +38,10 @@ def daily_routes(daily: Daily) -> APIRouter:
         return JSONResponse(described(board, catalog.rules(rules, catalog.lexicon(lexicon))))
 
     @router.post("/daily", response_model=DailyResultOut,
-                 summary="Submit a player's words on today's daily board: judged by the server, the result kept")
+                 summary="Submit a player's words on a day's daily board: judged by the server, the result kept")
     def submit_daily(request: DailyRequest) -> JSONResponse:
-        board, verdicts, count = daily.submit(request.lexicon, request.rules, request.name, request.words)
+        board, verdicts, count = daily.submit(request.lexicon, request.rules, request.name, request.words,
+                                              request.date)
         one = catalog.lexicon(board["lexicon"])
         return JSONResponse({"date": board["day"], "lexicon": board["lexicon"],
                              "score": sum(v.points for v in verdicts),

@@ -9,6 +9,8 @@ from fastapi.responses import JSONResponse
 from .models import JoinedOut, JoinRequest, KeptRoundOut, KeptRoundsOut, RoomOut, RoomRequest
 from .rooms import NoSuchRoom, Rooms
 
+MAX_ROUND = (1 << 63) - 1  # SQLite's largest integer: a round number past it is in no room
+
 
 def room_routes(rooms: Rooms) -> APIRouter:
     router = APIRouter()
@@ -37,7 +39,7 @@ def room_routes(rooms: Rooms) -> APIRouter:
     @router.get("/rooms/{code}/rounds/{number}", response_model=KeptRoundOut,
                 summary="One finished round of a room, from the results database")
     def kept_round(code: str, number: int) -> JSONResponse:
-        found = rooms.results.rounds(code.upper(), number)
+        found = rooms.results.rounds(code.upper(), number) if 0 < number <= MAX_ROUND else []
         if not found:
             raise NoSuchRoom("no_such_round", room=code, round=number)
         return JSONResponse(found[0])

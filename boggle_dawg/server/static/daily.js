@@ -55,7 +55,7 @@ async function submit(event) {
   const name = $("daily-name").value;
   try {
     const judged = await api("/api/daily", {name, lexicon: daily.board.lexicon, rules: daily.board.rules.name,
-                                            words: daily.words});
+                                            date: daily.board.date, words: daily.words});
     stored.set(NAME, name);
     daily.mine = {score: judged.score};
     stored.set(playedKey(daily.board), daily.mine);
