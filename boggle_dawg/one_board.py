@@ -93,12 +93,12 @@ def solve_board(args: list[str], shape: Shape | None, fmt: str | None, words: bo
         file = _lexicon_file(args[0])
         try:
             parse_board(args[1], shape)  # a malformed board is reported before the lexicon is opened...
-        except DawgError as err:
+        except DawgError:
             lex = cli_lexicon(file, fmt)  # ...in its terms when the lexicon lacks its letters
             try:
                 lex.board(args[1], shape)  # a mark the language folds into a letter (Catalan's '·')
-            except DawgError:
-                raise _foreign_or(err, lex.board_text(args[1]), lex.charset) from None
+            except DawgError as own:  # what is wrong in the lexicon's terms
+                raise _foreign_or(own, lex.board_text(args[1]), lex.charset) from None
         else:
             lex = cli_lexicon(file, fmt)
         board = lex.board(args[1], shape)  # read with the lexicon's tiles and letter folds

@@ -272,6 +272,8 @@ def test_catalan_plays_the_geminated_l_as_its_die_face_and_shows_it_as_written(t
     assert found["alŀle"].points == 2 and found["alŀle"].shown == "al·le"
     proc = run_cli("boggle_dawg", str(out), "al·e/gxxx/xxxx/xxxx", "--words")
     assert "alŀle  (al·le)" in proc.stdout, proc.stdout + proc.stderr
+    proc = run_cli("boggle_dawg", str(out), "al(·l)e/gxx/xxxx/xxxx")  # what is wrong, in Catalan's terms
+    assert proc.returncode == 1 and proc.stderr.strip().endswith("rows have different lengths"), proc.stderr
 
 
 @pytest.mark.parametrize("folder", sorted(DEBIAN_LANGUAGES))
