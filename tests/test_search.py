@@ -129,6 +129,16 @@ def test_alphabet_restricts_the_letters_and_rectangles_work(built):
         assert found.score == lex.score(board)
 
 
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_a_space_of_one_board_is_searched_as_any_other(built, method):
+    """One cell and one letter: no letter to change, no cells to swap; the search scores that board."""
+    lex = open_lexicon(built("enable2k"))
+    result = _search(lex, Shape(1, 1), Budget(rounds=2), method, seed=1, alphabet="a")
+    assert [(b.board, b.score) for b in result.top] == [("a", 0)]
+    if METHODS[method].rearranges:
+        assert _rearrange(lex, "a", Shape(1, 1), Budget(rounds=2), method, seed=1).search.best.score == 0
+
+
 def test_deviation_never_scores_a_board_twice(built):
     lex = open_lexicon(built("twl06", "14"))
     batches = []
@@ -434,6 +444,25 @@ def test_cli_letters_outside_the_charset(built):
     out = str(built("twl06", "14"))
     assert_clean_error(run_cli("boggle_dawg.dawg_solve", "rearrange", out, "abcdefghijklmnop"), "'B'", "charset")
     assert_clean_error(run_cli("boggle_dawg.dawg_solve", "search", out, "--alphabet", "xyz"), "'X'", "charset")
+
+
+@pytest.mark.parametrize("fmt", ["trie", "dawg", "adtdawg"])
+def test_the_words_letters_can_spell_are_each_word_within_the_multiset(built, fmt):
+    """The greedy start's words, on a 6x6 of few distinct letters (whose copies a walk over cells that all touch
+    each other tried in every order: minutes), against a count of each word's letters."""
+    from collections import Counter
+
+    from boggle_dawg.solver.search.rearrange import spellable
+
+    lex = open_lexicon(built("enable2k"), fmt)
+    letters = "eeeeeeeeaaaaassssttttrrrrnnnnqiiiiii"  # q: the Qu die, its two letters counted
+    multiset = Counter(letters)
+    expected = {w: lex.rules.word_points(len(w)) for w in lex if lex.rules.counts(len(w))
+                and not Counter(w.replace("qu", "q")) - multiset}
+    with lex.scorer() as scorer:
+        found = spellable(scorer, lex.charset.codes(letters))
+    spelled = {"".join(lex.charset.symbols(codes)).replace("q", "qu"): points for codes, points in found}
+    assert spelled == expected and len(spelled) > 1000
 
 
 def test_rearrange_counts_its_greedy_start_in_the_budget(built):

@@ -11,6 +11,7 @@ in the budget.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from ..backends import Scorer
 from ..board import Board, Shape, neighbours, parse_board
-from ..board_walk import Found, solve_one
+from ..board_walk import Found
 from ..errors import DawgError
 from .find import check_common, run_method
 from .methods import REARRANGE_METHODS, method_named
@@ -35,30 +36,51 @@ class RearrangeResult:
     words: list[Found] = field(repr=False)
 
 
-def spellable_words(scorer: Scorer, multiset: list[int]) -> list[Found]:
-    """The lexicon's words that the letters can spell, each letter used at most once: the
-    board walk on a board whose every cell touches every other, so only prefixes the letters
-    can make are visited."""
+def spellable(scorer: Scorer, multiset: list[int]) -> list[tuple[list[int], int]]:
+    """The lexicon's words that the letters can spell, each letter used at most once, as (their codes,
+    their points): a descent of the lexicon's word steps that spends a letter at each step and tries
+    each distinct letter left once, so it visits each prefix the letters can make once (a board walk
+    on cells that all touch each other visits it once per ordering of a repeated letter's copies:
+    exponentially often on a large board of few letters)."""
     lex = scorer.lexicon
-    cells = len(multiset)
-    board = codes_to_board(np.array(multiset), lex.charset, Shape(1, cells))
-    every = (1 << cells) - 1
-    touching = [every & ~(1 << cell) for cell in range(cells)] + [every]
-    return solve_one(lex.walk, lex.python_inputs, board, lex.charset, scorer.rules, False, True, touching)[2]
+    steps = lex.word_steps()
+    lengths = scorer.rules.code_lengths(lex.charset).tolist()
+    card = scorer.rules.card(sum(lengths[code] for code in multiset)).tolist()
+    left = dict(Counter(multiset))
+    letters = sorted(left)
+    found: list[tuple[list[int], int]] = []
+    codes: list[int] = []
+    stack = [(steps.root, 0, iter(letters))]  # (state, letters counted, letters still to try there)
+    while stack:
+        state, length, todo = stack[-1]
+        code = next((c for c in todo if left[c]), None)
+        if code is None:
+            stack.pop()
+            if codes:
+                left[codes.pop()] += 1
+            continue
+        child = steps.child(state, code)
+        if child is None:
+            continue
+        left[code] -= 1
+        codes.append(code)
+        counted = length + lengths[code]
+        if card[counted] >= 0 and steps.number(child) is not None:
+            found.append((list(codes), card[counted]))
+        stack.append((child, counted, iter(letters)))
+    return found
 
 
 def pair_worth(scorer: Scorer, multiset: list[int]) -> np.ndarray:
     """Worth of each letter pair: the points of the lexicon's words that the multiset can
     spell and that have the two letters next to each other (either order)."""
-    charset = scorer.lexicon.charset
-    size = len(charset)
+    size = len(scorer.lexicon.charset)
     worth = np.zeros(size * size, np.int64)
     firsts, seconds, values = [], [], []
-    for found in spellable_words(scorer, multiset):
-        codes = charset.codes(charset.fold(found.word))
+    for codes, points in spellable(scorer, multiset):
         firsts.extend(codes[:-1])
         seconds.extend(codes[1:])
-        values.extend([found.points] * (len(codes) - 1))
+        values.extend([points] * (len(codes) - 1))
     first, second, value = np.array(firsts, np.int64), np.array(seconds, np.int64), np.array(values, np.int64)
     worth += np.bincount(first * size + second, value, size * size).astype(np.int64)
     other = first != second

@@ -50,7 +50,7 @@ class SearchMethod:
 
     def check_pool(self, pool: int | None, space: BoardSpace) -> None:
         """Refuse a pool whose rounds would take more than MAX_POOL_BYTES, before it is allocated."""
-        largest = max(1, MAX_POOL_BYTES // self.pool_bytes(space))
+        largest = max(1, MAX_POOL_BYTES // max(1, self.pool_bytes(space)))  # (none: a board with no neighbour)
         if pool is not None and pool > largest:
             raise ParameterError("pool", f"at most {largest:,} for the {self.name} method on {space.shape} boards "
                                          f"over {len(space.letters)} letters (a round would take more than "
