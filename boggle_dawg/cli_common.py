@@ -8,6 +8,8 @@
 - a closed output pipe (`dawg-solve roll -n 100000 | head -3`) ends the
   program quietly with status 141 (128 + SIGPIPE), as a shell reports a tool
   killed by SIGPIPE, so `set -o pipefail` scripts can tell it from an error;
+  standard output refusing a write (a full disk, /dev/full) is one line,
+  `prog: error: standard output: No space left on device`, exit status 1;
 - SIGTERM (`kill`, `timeout`, a batch system's time limit) stops a command
   (any but the one-board form, which ends at once as any program would) as
   Ctrl-C does, with what Ctrl-C keeps kept and said (a proof's checkpoint, a
@@ -25,6 +27,7 @@ is a file, a pipe or the terminal.
 
 from __future__ import annotations
 
+import errno
 import functools
 import inspect
 import math
@@ -59,6 +62,10 @@ class UsageError(DawgError):
 
 class _PipeClosed(Exception):
     """Standard output's reader has gone (raised out of a command, past typer's own handling)."""
+
+
+class _OutputFailed(Exception):
+    """Standard output refused a write (a full disk, /dev/full, an I/O error): its reason, raised out of a command."""
 
 
 class _Interrupted(Exception):
@@ -134,6 +141,8 @@ def run_cli(app, prog: str, meant: str | None = None) -> None:
         status = command.main(prog_name=prog, standalone_mode=False)
     except _PipeClosed:
         _pipe_closed()
+    except _OutputFailed as err:
+        _output_failed(prog, err)
     except getattr(click.exceptions, "NoArgsIsHelpError", ()) as err:  # a bare `dawgc`: its help
         err.show()
         sys.exit(USAGE_STATUS)
@@ -158,6 +167,8 @@ def run_plain(action: Callable[[], None], prog: str) -> None:
         _guard(action)()
     except _PipeClosed:
         _pipe_closed()
+    except _OutputFailed as err:
+        _output_failed(prog, err)
     except (DawgError, KeyboardInterrupt, _Interrupted) as err:
         _fail_for(prog, err)
 
@@ -227,11 +238,37 @@ def _guard(callback: Callable) -> Callable:
             raise _PipeClosed from None
         except KeyboardInterrupt as err:
             raise _Interrupted(*err.args) from None
+        except OSError as err:
+            if _stdout_refused(err):
+                raise _OutputFailed(err.strerror or str(err)) from None
+            raise
 
     return run
 
 
+def _stdout_refused(err: OSError) -> bool:
+    """Whether `err` is standard output refusing a write: a write error that names no file (a file's
+    own errors are DawgErrors naming it), or a flush of what stdout still holds that fails again."""
+    if err.filename is None and err.errno in (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT):
+        return True
+    try:
+        sys.stdout.flush()
+    except OSError:
+        return True
+    return False
+
+
 def _pipe_closed() -> None:
+    _drop_stdout()
+    sys.exit(PIPE_CLOSED_STATUS)
+
+
+def _output_failed(prog: str, err: _OutputFailed) -> None:
+    _drop_stdout()
+    _fail(prog, f"standard output: {err}", 1)
+
+
+def _drop_stdout() -> None:
     # Whatever is still buffered for stdout can never be written: point the descriptor at
     # /dev/null so the interpreter's flush at exit neither fails nor complains.
     try:
@@ -239,7 +276,6 @@ def _pipe_closed() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
-    sys.exit(PIPE_CLOSED_STATUS)
 
 
 def _fail(prog: str, message: str, status: int) -> None:

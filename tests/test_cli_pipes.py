@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -44,6 +45,26 @@ def _boards(count: int) -> str:
 def test_dawg_solve_exits_quietly_into_a_closed_pipe(lexicon, command):
     proc = run_into_closed_pipe("boggle_dawg.dawg_solve", *[a.format(lex=lexicon) for a in command], stdin=_boards(20000))
     assert (proc.returncode, proc.stderr) == (CLOSED_PIPE, "")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full, a device whose writes fail, on this system")
+@pytest.mark.parametrize("command", [
+    ("boggle_dawg.dawg_solve", "solve", "{lex}", "serstaplrtesienq", "--json"),
+    ("boggle_dawg.dawg_solve", "roll", "--count", "10", "--seed", "1"),
+    ("boggle_dawg.dawg_solve", "solve", "{lex}", "--boards", "-", "-q"),
+    ("boggle_dawg.dawg_solve", "prove", "{lex}", "--size", "2x2", "--min-score", "1", "-q"),
+    ("boggle_dawg.dawgc_cli", "words", "{lex}"),
+    ("boggle_dawg.dawgc_cli", "info", "{lex}"),
+])
+def test_a_full_disk_under_stdout_is_one_line(lexicon, command):
+    """Standard output that refuses writes (/dev/full: 'No space left on device') ends a command with one
+    line and status 1, not a traceback."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", *[a.format(lex=lexicon) for a in command]], stdout=full,
+                              stderr=subprocess.PIPE, input=_boards(100), text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 1 and proc.stderr.splitlines()[-1].endswith(
+        "error: standard output: No space left on device"), proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_dawgc_words_exits_quietly_into_a_closed_pipe(lexicon):
