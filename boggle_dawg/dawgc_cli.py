@@ -14,6 +14,7 @@ from .compiler.verify import describe, verify
 from .compiler.wordlist import INPUT_FORMATS
 from .compiler.writers import WRITERS
 from .solver.charset import upper
+from .solver.errors import DawgError
 from .solver.formats import format_help
 from .solver.language import DEFAULT_LANGUAGE, LETTERS_ALONE, builtin_language_names
 from .solver.lexicon import open_lexicon
@@ -158,23 +159,44 @@ def words(
 def lookup(
     path: Path = typer.Argument(..., help="Build directory, manifest or one format's file."),
     words: list[str] = typer.Argument(..., help="Words to look up (any case; Qu spelled out, as in QUEEN); - reads "
-                                                "them from standard input, one a line."),
+                                                "them from standard input, one a line (UTF-8; blank lines and "
+                                                "# comments skipped)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help=format_help(None)),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {word, found, number}."),
 ) -> None:
     """Say whether each word is in a lexicon, and its number: exit 0 if all are, 1 if any is not (as grep)."""
     lex = open_lexicon(path, fmt)
     if words == ["-"]:  # many words: the compiled batch lookup
-        words = sys.stdin.read().splitlines()
+        words = _stdin_words()
         numbers = [None if n < 0 else n for n in lex.key_ids(words).tolist()]
     else:  # a few: one descent each, in plain Python (no compiler to load)
         numbers = [_number(lex, w) for w in words]
     if as_json:
         print(json.dumps([{"word": w, "found": n is not None, "number": n} for w, n in zip(words, numbers)], indent=2))
-    else:
+    elif words:
         print("\n".join(f"{w}\tabsent" if n is None else f"{w}\tfound\t{n}" for w, n in zip(words, numbers)))
     if None in numbers:
         raise typer.Exit(1)
+
+
+def _stdin_words() -> list[str]:
+    """The words of standard input, one a line, as a word list is read: UTF-8 with or without a byte order
+    mark, each line stripped, blank lines and # comments skipped; DawgError naming the line of a NUL byte or of
+    bytes that are not UTF-8."""
+    data = sys.stdin.buffer.read()
+
+    def line_of(at: int) -> int:
+        return data.count(b"\n", 0, at) + 1
+
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise DawgError(f"stdin line {line_of(nul)}: binary data (a NUL byte), not words")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise DawgError(f"stdin line {line_of(err.start)}: not UTF-8 text") from None
+    lines = (line.strip() for line in text.removeprefix("\ufeff").splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
 
 
 def _number(lex, word: str) -> int | None:

@@ -4,6 +4,8 @@ word numbers) on every format, against the sorted word list, and `dawgc lookup` 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -13,7 +15,7 @@ from boggle_dawg.solver.formats import FORMATS
 from boggle_dawg.solver.formats.base import Lexicon
 from boggle_dawg.solver.lexicon import open_lexicon
 
-from support import run_cli
+from support import REPO, run_cli
 
 WORDS = ["ate", "ates", "eat", "eats", "queen", "queens", "quit", "quite", "sat", "sate", "seat", "tea", "teas", "tee", "teen"]
 ABSENT = ["", "at", "e", "qeen", "qat", "queenly", "zebra", "te", "ea", "seats", "quee", "tées", "q"]
@@ -133,6 +135,16 @@ def test_dawgc_lookup(make_lexicon):
     result = dawgc("lookup", str(build), "-f", "dawg", "-", stdin="Queen\nqat\neat\n")  # many: the batch lookup
     assert result.returncode == 1
     assert result.stdout.splitlines() == ["Queen\tfound\t4", "qat\tabsent", "eat\tfound\t2"]
+    # read as a word list is: a byte order mark, blank lines, comments, spaces and CRLF
+    result = dawgc("lookup", str(build), "-f", "dawg", "-", stdin="\ufeffQueen\n\n# a comment\n  qat  \r\neat\n")
+    assert result.stdout.splitlines() == ["Queen\tfound\t4", "qat\tabsent", "eat\tfound\t2"]
+    nothing = dawgc("lookup", str(build), "-", stdin="")
+    assert (nothing.returncode, nothing.stdout) == (0, "")
+    for data, line in ((b"tea\n\xffdog\n", "stdin line 2: not UTF-8 text"),
+                       (b"tea\neat\nd\x00g\n", "stdin line 3: binary data (a NUL byte), not words")):
+        proc = subprocess.run([sys.executable, "-m", "boggle_dawg.dawgc_cli", "lookup", str(build), "-"], input=data,
+                              capture_output=True, cwd=REPO, timeout=120)
+        assert proc.returncode == 1 and proc.stdout == b"" and proc.stderr.decode().strip() == f"dawgc: error: {line}"
 
 
 def test_dawgc_words_with_a_prefix(make_lexicon):

@@ -92,4 +92,5 @@ def test_word_queries_on_every_format(tmp_path_factory, language, data):
         single = [lex.key_id(w) if w in lex else -1 for w in asked]
         assert lex.key_ids(asked).tolist() == single  # the batch lookup, compiled, agrees word for word
         assert lex.contains_many(asked).tolist() == [w in lex for w in asked]
+        assert lex.key_ids([]).tolist() == lex.contains_many(iter([])).tolist() == []  # none asked, none answered
         assert all(lex.prefixes(w) == [p for p in expected if w.startswith(p)] for w in expected)

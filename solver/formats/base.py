@@ -561,7 +561,10 @@ class Lexicon:
         """The number of each word (as `key_id` gives it), -1 for a word the lexicon lacks (or not a
         string): the batch lookup, compiled (`_query_kernel`), the words folded as `key_id` folds
         them, all at once."""
-        codes, starts, ends = self._word_codes(list(words))
+        words = list(words)
+        if not words:  # ("".join of none is one empty word to split)
+            return np.empty(0, np.int64)
+        codes, starts, ends = self._word_codes(words)
         numbers = np.empty(len(starts), np.int64)
         self._query_kernel("lookup", codes, starts, ends, numbers)
         return numbers
