@@ -41,6 +41,8 @@ from .solver import __version__
 from .solver.errors import DawgError, ParameterError
 
 USAGE_STATUS = 2
+NAMES_SOMETHING = {"--size", "--dice", "--alphabet", "--rules", "--language", "--start", "--format", "--method",
+                   "--charset", "--backend"}  # options an empty value cannot mean (see _not_empty)
 PIPE_CLOSED_STATUS = 128 + 13  # 128 + SIGPIPE, what a shell reports for a tool killed by SIGPIPE
 INTERRUPTED_STATUS = 128 + 2  # Ctrl-C (SIGINT)
 TERMINATED_STATUS = 128 + 15  # SIGTERM
@@ -205,8 +207,22 @@ def _prepare(command, prog: str) -> None:
                 _name_argument(param)
             elif param.metavar is None and not getattr(param, "is_flag", False):
                 param.metavar = PLACEHOLDERS.get(param.type.name, param.type.name.upper())
+            if NAMES_SOMETHING & set(param.opts):
+                param.callback = _not_empty(param.callback)
         cmd.params.append(TyperOption(param_decls=["--version"], is_flag=True, default=False, expose_value=False,
                                       is_eager=True, callback=show_version, help="Show the version and exit."))
+
+
+def _not_empty(callback: Callable | None) -> Callable:
+    """An option's callback that first refuses an empty value (`--size ''`): it names something, and an
+    empty name is a slip (an unset shell variable), not a request for the default."""
+
+    def check(ctx, param, value):
+        if value == "":
+            raise UsageError(f"{param.opts[0]}: empty; give a value or leave the option out")
+        return callback(ctx, param, value) if callback else value
+
+    return check
 
 
 def _name_argument(param) -> None:

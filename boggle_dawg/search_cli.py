@@ -41,7 +41,7 @@ from .cluster_cli import (
     workers_option,
 )
 from .progress import SearchProgress, closing_line
-from .solver.board import Shape, parse_board, parse_size
+from .solver.board import Board, Shape, parse_board, parse_size
 from .solver.charset import Charset
 from .solver.cluster.search_job import MAX_TASKS, check_tasks
 from .solver.dice_sets import random_seed
@@ -192,20 +192,27 @@ def search(
 
 def _search_shape(size: str | None, start: str | None) -> Shape:
     """--size, else the --start board's own shape, else DEFAULT_SIZE. A start board of another shape
-    than --size is a usage error; a bad one fails as it would for solve."""
+    than --size is a usage error; a bad one fails as it would for solve, the option named."""
     shape = parse_size(size) if size else None
     if start is None:
         return shape or parse_size(DEFAULT_SIZE)
     if shape is None:
-        return parse_board(start).shape
+        return _start_board(start).shape
     try:
         own = parse_board(start).shape
     except DawgError:
         own = None  # neither rows nor a square: only --size shapes it
     if own is not None and own != shape:
         raise UsageError(f"--start is a {own} board, --size {shape}: give one, or make them agree")
-    parse_board(start, shape)
+    _start_board(start, shape)
     return shape
+
+
+def _start_board(start: str, shape: Shape | None = None) -> Board:
+    try:
+        return parse_board(start, shape)
+    except DawgError as err:
+        raise DawgError(f"--start: {err}") from None
 
 
 def _print_search(result: SearchResult, shape: Shape, tasks: int, done: int, charset: Charset) -> None:

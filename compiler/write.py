@@ -105,7 +105,9 @@ def write_files(out_dir: Path, files: dict[str, bytes], check: Callable[[Path], 
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise DawgError(f"{out_dir}: cannot create output directory ({_reason(err)})") from None
+        blocker = next((p for p in (parent, *parent.parents) if p.exists() and not p.is_dir()), None)
+        reason = f"{blocker} is not a directory" if blocker else _reason(err)
+        raise DawgError(f"{out_dir}: cannot create output directory ({reason})") from None
     try:
         with _locked(parent / f".{name}.lock"):
             check_output_dir(out_dir, files.keys())  # again: another build or a user may have acted while we waited

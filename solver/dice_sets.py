@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -117,6 +118,9 @@ def _read_dice_file(spec: str) -> str:
         with open(fd, "rb") as fh:
             os.set_blocking(fd, True)  # a pipe that has a writer is read to its end
             data = fh.read(MAX_DICE_BYTES + 1)
+            unwritten = not data and stat.S_ISFIFO(os.fstat(fd).st_mode)
+    if unwritten:
+        raise DawgError(f"{spec}: a named pipe that nothing was written to, not a dice file")
     if len(data) > MAX_DICE_BYTES:
         raise DawgError(f"{spec}: larger than {MAX_DICE_BYTES >> 20} MiB, not a dice file")
     try:

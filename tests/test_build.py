@@ -238,7 +238,7 @@ def test_verify_detects_a_different_source(tmp_path):
     (["build", "{good}", "--charset", "27"], "--charset: size must be 1..26, got 27"),
     (["build", "{good}", "--charset", "AABC"], "--charset: letter A repeated"),
     (["build", "{good}", "--charset", "AB?"], "--charset: '?' is not a letter"),
-    (["build", "{good}", "--out", "{good}/sub"], "cannot create output directory"),
+    (["build", "{good}", "--out", "{good}/sub/deeper"], "cannot create output directory ({good} is not a directory)"),
     (["build", "{good}", "--out", "{readonly}/sub"], "permission"),
     (["verify", "{tmp}/nothing"], "no such file or directory"),
     (["info", "{good}"], "not a lexicon file"),
@@ -257,7 +257,7 @@ def test_cli_errors_are_one_line(tmp_path, args, fragment):
     if "{readonly}" in " ".join(args) and os.geteuid() == 0:
         pytest.skip("root writes into read-only directories; the file-as-parent case covers this")
     proc = run_cli("boggle_dawg.dawgc_cli", *[a.format(**mapping) for a in args])
-    assert_clean_error(proc, fragment)
+    assert_clean_error(proc, fragment.format(**mapping))
     assert not (readonly / "sub").exists() or not any((readonly / "sub").iterdir())
 
 

@@ -271,7 +271,8 @@ def test_roll_command_reads_dice_files_in_bounded_memory(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)  # nobody writes to it: reading must not wait for a writer
     for dice, fragments in [("/dev/zero", ["/dev/zero"]), (str(nul), [f"{nul} line 3", "NUL"]),
-                            (str(huge), [str(huge), "larger than 1 MiB"]), (str(fifo), [str(fifo), "no dice"])]:
+                            (str(huge), [str(huge), "larger than 1 MiB"]),
+                            (str(fifo), [str(fifo), "a named pipe that nothing was written to"])]:
         started = time.perf_counter()
         assert_clean_error(run_cli("boggle_dawg.dawg_solve", "roll", "--dice", dice, timeout=30), *fragments)
         assert time.perf_counter() - started < 20

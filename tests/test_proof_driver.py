@@ -298,6 +298,9 @@ def test_sample_projects_the_whole_proof(make_lexicon):
     assert "Projected CPU time of the whole proof" in lines[1] and "BCa bootstrap" in lines[1]
     assert len(lines) == 4 + 4 + 1 and lines[-1].endswith("A sample proves nothing about the classes it leaves out.")
     assert_clean_error(_sample_cli(path, "3x3", 40, "--sample", "0"), "--sample: must be 1 or more")
+    for seed in ("-1", str(1 << 64)):  # as roll's, search's and play's; and what a checkpoint's header holds
+        assert_clean_error(_sample_cli(path, "3x3", 40, "--sample", "2", "--seed", seed),
+                           f"--seed: must be 0 or more and below 2^64, got {seed}")
 
 
 @pytest.mark.slow

@@ -30,6 +30,7 @@ from .plan_run import job_header, with_rules
 from .worker import LexiconRef
 
 ORDER = "feistel"  # which class order a share's first classes are taken from (a share's checkpoint records it)
+MAX_SEED = 1 << 64  # seeds of the class order: what a checkpoint's header (msgpack) holds
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class ProvePlan:
 
         if limit is not None and limit < 1:
             raise ParameterError("limit", f"must be 1 or more, got {limit}")
+        if not 0 <= seed < MAX_SEED:  # a checkpoint's header records it
+            raise ParameterError("seed", f"must be 0 or more and below 2^64, got {seed}")
         self.lexicon = lexicon
         self.rules = lexicon.rules if rules is None else rules
         self.min_score = min_score
