@@ -104,7 +104,7 @@ def build_lexicon(source: Path, charset: Charset | None, out_dir: Path | None = 
     except MemoryError:  # a huge list with little sharing: say so in one line, keep the old build
         raise DawgError(f"{source}: not enough memory to build this lexicon") from None
     with stage(f"writing {out_dir}"):
-        write_files(out_dir, files, check=check_opens)
+        write_files(out_dir, files, check=check_opens, build_files=build_file_names())
     return BuildResult(out_dir=out_dir, manifest=manifest, seconds=time.perf_counter() - started)
 
 

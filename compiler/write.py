@@ -93,11 +93,14 @@ def _is_leftover(path: Path, build_files: Collection[str]) -> bool:
         return False
 
 
-def write_files(out_dir: Path, files: dict[str, bytes], check: Callable[[Path], None] | None = None) -> None:
+def write_files(out_dir: Path, files: dict[str, bytes], check: Callable[[Path], None] | None = None,
+                build_files: Collection[str] | None = None) -> None:
     """Make `out_dir` hold exactly `files` (name -> bytes), switching from any old build atomically;
-    an old build's files are named as these. `check(new directory)` runs before the switch; a
+    an old build's files are named as `build_files` (default: as these; a build that writes some
+    files only for some lists names them all). `check(new directory)` runs before the switch; a
     DawgError it raises keeps the old build and is told as `out_dir`'s."""
-    check_output_dir(out_dir, files.keys())
+    build_files = files.keys() if build_files is None else build_files
+    check_output_dir(out_dir, build_files)
     target = Path(os.path.realpath(out_dir))  # through a symlink: the link stays, its directory is swapped
     parent, name = target.parent, target.name
     if target == parent:
@@ -110,7 +113,7 @@ def write_files(out_dir: Path, files: dict[str, bytes], check: Callable[[Path], 
         raise DawgError(f"{out_dir}: cannot create output directory ({reason})") from None
     try:
         with _locked(parent / f".{name}.lock"):
-            check_output_dir(out_dir, files.keys())  # again: another build or a user may have acted while we waited
+            check_output_dir(out_dir, build_files)  # again: another build or a user may have acted while we waited
             _remove_stale(parent, name)
             _switch_in(parent, target, files, check, out_dir)
     except OSError as err:

@@ -106,6 +106,17 @@ def test_jobs_has_one_rule():
             resolve_jobs(bad)
 
 
+def test_a_closed_scorer_refuses_to_score_instead_of_waiting_forever(lexicon):
+    from boggle_dawg.solver.errors import ParameterError
+
+    scorer = lexicon.scorer(2)
+    codes = encode_texts(["abcd"], lexicon.charset, Shape(2, 2))[Shape(2, 2)][1]
+    assert scorer.score_codes(codes, Shape(2, 2)).tolist() == [lexicon.score("abcd")]
+    scorer.close()
+    with pytest.raises(ParameterError, match="^scorer: closed; open another"):
+        scorer.score_codes(codes, Shape(2, 2))
+
+
 def test_unknown_backend_is_named(lexicon):
     with pytest.raises(DawgError, match="backend: unknown backend 'tpu'"):
         open_scorer(lexicon, "tpu")

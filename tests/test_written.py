@@ -91,6 +91,16 @@ def test_an_english_list_in_one_case_keeps_no_spellings_and_its_bytes(tmp_path):
     assert open_lexicon(lower).written("Queen") == ("queen",)
 
 
+def test_a_build_with_spellings_is_rebuilt_from_a_list_without_and_back(tmp_path):
+    """The written file is a build's file whether or not the next build writes one."""
+    _, out = build(tmp_path, GERMAN_LIST)
+    assert (out / WRITTEN_FILE).exists()
+    build(tmp_path, ["haus", "baum"])  # the same output: nothing to keep aside
+    assert not (out / WRITTEN_FILE).exists() and set(open_lexicon(out)) == {"haus", "baum"}
+    build(tmp_path, GERMAN_LIST)
+    assert open_lexicon(out).written("strasse") == ("Straße",)
+
+
 def test_spellings_span_many_blocks_and_read_back_exactly(tmp_path):
     letters = "abcdefghijklmnoprst"  # no q: a q without its u is no word
     words = [f"Wort{a}{b}{c}" for a in letters for b in letters for c in letters][:3 * BLOCK_WORDS + 5]

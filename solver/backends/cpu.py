@@ -21,6 +21,7 @@ from .. import walk_kernels
 from ..board import Shape
 from ..board_walk import Walk, checked_codes, neighbour_bits_array
 from ..charset import Charset
+from ..errors import ParameterError
 from ..rules import Rules
 from . import Scorer, WalkableLexicon
 
@@ -74,6 +75,8 @@ class Workers:
     def run(self, work: Callable[..., int], spans: Sequence[tuple], progress: Callable[[int], None] | None) -> None:
         """`work(*span)` for every span on the threads; `progress(n)` here, in the caller's thread,
         with what each returns. A task's exception is raised here."""
+        if not self._threads:  # closed: nothing would ever take the tasks
+            raise ParameterError("scorer", "closed; open another (Lexicon.scorer) to score more boards")
         done: queue.SimpleQueue[tuple[int, BaseException | None]] = queue.SimpleQueue()
         dropped = threading.Event()
 
