@@ -14,6 +14,7 @@ first used, so `import boggle_dawg` costs nothing.
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from .solver.board import Board
 from .solver.board_walk import Found
-from .solver.errors import ParameterError
+from .solver.errors import DawgError, ParameterError
 from .solver.language import DEFAULT_LANGUAGE, Language
 from .solver.lexicon import Lexicon, open_lexicon
 from .solver.rules import Rules, load_rules
@@ -71,12 +72,26 @@ def build_lexicon(words: str | Path | Iterable[str], out: str | Path | None = No
     with tempfile.TemporaryDirectory() as scratch:
         listed = Path(scratch) / "words.txt"
         with open(listed, "w", encoding="utf-8") as fh:
-            for word in words:
+            for at, word in enumerate(words):
                 if not isinstance(word, str):
                     raise ParameterError("words", f"must be strings, got {type(word).__name__}")
+                if any(ch in word for ch in "\n\r\0"):  # one item, one word: no line breaks to split it
+                    raise ParameterError(f"words[{at}]", f"{word!r}: a line break or NUL inside a word")
                 fh.write(word + "\n")
-        result = build(listed, letters, _path(out), max_length, options=options, rules=chosen)
+        try:
+            result = build(listed, letters, _path(out), max_length, options=options, rules=chosen)
+        except DawgError as err:  # said of the list, not of the scratch file it was written to
+            raise DawgError(_of_the_list(str(err), str(listed))) from None
     return open_lexicon(result.out_dir)
+
+
+def _of_the_list(message: str, scratch: str) -> str:
+    """A build's error about the scratch file holding a list of words, said of the `words` list: line N
+    is item N - 1."""
+    line = re.match(re.escape(scratch) + r" line (\d+)", message)
+    if line:
+        return f"words[{int(line[1]) - 1}]" + message[line.end():]
+    return message.replace(scratch, "words")
 
 
 def solve(board: str | Board, lexicon: Lexicon | str | Path | None = None,

@@ -13,6 +13,7 @@ it, and every other face of several letters in parentheses.
 
 from __future__ import annotations
 
+import operator
 import re
 import unicodedata
 from collections.abc import Callable
@@ -54,18 +55,18 @@ class Shape(NamedTuple):
     def of(cls, value: Shape | tuple[int, int]) -> Shape:
         """A Shape from itself or a (rows, cols) pair, checked to be 1x1 .. 8x8 (ParameterError
         `shape` otherwise)."""
+        pair: tuple[int, ...] | None = None
         if isinstance(value, Shape):
-            return value
-        pair = None
-        if not isinstance(value, str):  # "14" is no (rows, cols) pair
+            pair = value.rows, value.cols
+        elif not isinstance(value, str):  # "14" is no (rows, cols) pair
             with suppress(TypeError, ValueError):
-                pair = tuple(int(v) for v in value)
+                pair = tuple(operator.index(v) for v in value)  # whole numbers: 4.5 rows is no size
         if pair is None or len(pair) != 2:
             raise ParameterError("shape", f"{value!r} is not a Shape or a (rows, cols) pair")
         rows, cols = pair
         if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
             raise ParameterError("shape", f"{rows}x{cols} is outside 1x1 .. {MAX_SIDE}x{MAX_SIDE}")
-        return cls(rows, cols)
+        return value if isinstance(value, Shape) else cls(rows, cols)
 
     def cell_name(self, cell: int) -> str:
         """How the command line names a cell: 1-based 'row,col' (cell 0 is '1,1')."""

@@ -165,8 +165,11 @@ def checked_codes(codes: np.ndarray, shape: Shape | tuple[int, int], charset: Ch
     shape = Shape.of(shape)
     try:
         codes = np.asarray(codes)
-        if codes.dtype.kind not in "iu":
-            codes = codes.astype(np.int64)
+        with np.errstate(invalid="ignore"):  # a value too large for int64 fails the range check below
+            if codes.dtype.kind == "f" and not (np.isfinite(codes).all() and (codes == np.trunc(codes)).all()):
+                raise ValueError("not whole numbers")  # 0.9 is no code; truncated, it would read as 'a'
+            if codes.dtype.kind not in "iu":
+                codes = codes.astype(np.int64)
     except (TypeError, ValueError, OverflowError):
         raise ParameterError("codes", "must be an array of integer cell codes") from None
     if codes.ndim != 2 or codes.shape[1] != shape.cells:

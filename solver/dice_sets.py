@@ -232,7 +232,7 @@ def random_seed() -> int:
     return int.from_bytes(os.urandom(8), "little") % 10**9
 
 
-def roll(dice: DiceSet, shape: Shape | None, seed: int, count: int = 1) -> Iterator[Board]:
+def roll(dice: DiceSet, shape: Shape | tuple[int, int] | None, seed: int, count: int = 1) -> Iterator[Board]:
     """`count` boards shaken from the dice; board i depends only on the seed and i.
 
     For each board the generator gives 2n raw 64-bit draws: the first n order
@@ -243,7 +243,7 @@ def roll(dice: DiceSet, shape: Shape | None, seed: int, count: int = 1) -> Itera
         raise ParameterError("seed", f"must be 0 or more, got {seed}")
     if count < 1:
         raise ParameterError("count", f"must be 1 or more, got {count}")
-    return _shake(dice, dice.shape(shape), seed, count)
+    return _shake(dice, dice.shape(None if shape is None else Shape.of(shape)), seed, count)
 
 
 def _shake(dice: DiceSet, shape: Shape, seed: int, count: int) -> Iterator[Board]:

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 
 import pytest
 
@@ -60,6 +61,37 @@ def test_bad_arguments_are_parameter_errors(tmp_path):
     lex = boggle_dawg.build_lexicon(["cat", "cats"], out=tmp_path / "y")
     with pytest.raises(boggle_dawg.solver.errors.DawgError, match="neither a rules file nor built-in rules"):
         boggle_dawg.solve("cats", lex, rules="nosuch")
+
+
+def test_arguments_are_taken_in_every_documented_form_and_checked_in_each(tmp_path):
+    """A size as a Shape or a (rows, cols) pair, checked either way; key_ids' numbers back to words; rules by
+    name; a list's words named by their place in it."""
+    import numpy as np
+
+    from boggle_dawg.solver.board import Shape
+    from boggle_dawg.solver.dice_sets import load_dice, roll
+    from boggle_dawg.solver.proof import make_plan, prove_class
+    from boggle_dawg.solver.search import Budget, rearrange, search
+
+    lex = boggle_dawg.build_lexicon(["cat", "cats", "act", "tact", "scat"], out=tmp_path / "x")
+    for shape in (Shape(9, 9), Shape(0, 3), Shape(16, 1), (4.5, 4)):
+        with pytest.raises(ParameterError, match="^shape: "):
+            lex.score_codes(np.zeros((1, 16), np.int64), shape)
+    for codes in (np.full((1, 4), 0.9), np.full((1, 4), np.nan)):  # no truncation to 'a', no warning printed
+        with warnings.catch_warnings(), pytest.raises(ParameterError, match="^codes: must be an array of integer"):
+            warnings.simplefilter("error")
+            lex.score_codes(codes, (2, 2))
+    with lex.scorer() as scorer:
+        assert search(scorer, (2, 2), Budget(rounds=1), seed=1).best.score >= 0
+        assert rearrange(scorer, "tacs", (2, 2), Budget(rounds=1), seed=1).search.best.score == lex.score("cats")
+    assert next(roll(load_dice("classic"), (4, 4), 5)).shape == Shape(4, 4)
+    dense = boggle_dawg.open_lexicon(tmp_path / "x", "dawg")
+    assert dense.restore_key(dense.key_ids(["tact"])[0]) == "tact"  # a numpy integer, as key_ids gives
+    assert prove_class(lex, make_plan(lex, (2, 2)), 0, 1, rules="big").class_id == 0
+    with pytest.raises(ParameterError, match=r"^words\[1\]: 'a\\nb': a line break or NUL inside a word"):
+        boggle_dawg.build_lexicon(["cat", "a\nb"], out=tmp_path / "y")
+    with pytest.raises(boggle_dawg.solver.errors.DawgError, match=r"^words\[1\]: 'Café': 'é' is not a letter"):
+        boggle_dawg.build_lexicon(["cat", "Café"], out=tmp_path / "y")
 
 
 def test_a_build_scores_under_the_rules_it_was_built_with(tmp_path):

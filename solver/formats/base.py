@@ -656,7 +656,8 @@ class Lexicon:
         if steps.rank is None or steps.rank_of is None:
             raise ParameterError("number", f"the {self.format} format numbers words by node, so a number "
                                  f"cannot be looked up; open the dawg or adtdawg format")
-        rank = steps.rank_of(number) if isinstance(number, int) and not isinstance(number, bool) else -1
+        whole = isinstance(number, (int, np.integer)) and not isinstance(number, (bool, np.bool_))  # key_ids' too
+        rank = steps.rank_of(int(number)) if whole else -1
         if not 0 <= rank < self.word_count:
             raise ParameterError("number", f"{number!r} is not the number of a word of this {self.format} "
                                  f"lexicon ({self.word_count} words)")

@@ -396,9 +396,11 @@ class _Prover:
             self.found.append((b, int(s)))
 
 
-def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int, rules: Rules | None = None) -> ClassRecord:
-    """Every board of class `class_id` scoring at least `min_score` under `rules` (by default the
-    lexicon's), in canonical form (distinct, best first), with the class's root bound."""
+def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int,
+                rules: Rules | str | None = None) -> ClassRecord:
+    """Every board of class `class_id` scoring at least `min_score` under `rules` (a Rules, a built-in
+    name or a rules file; by default the lexicon's), in canonical form (distinct, best first), with the
+    class's root bound."""
     _check_plan(lexicon, plan)
     min_score = check_min_score(min_score)
     if isinstance(class_id, bool) or not isinstance(class_id, (int, np.integer)):
@@ -406,7 +408,7 @@ def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int, rules: 
     class_id = int(class_id)
     plan.digits(class_id)  # range check
     start, cpu_start = time.perf_counter(), time.thread_time()
-    prover = _Prover(lexicon, plan, min_score, lexicon.rules if rules is None else rules)
+    prover = _Prover(lexicon, plan, min_score, lexicon.rules if rules is None else load_rules(rules))
     bound = prover.run(plan.class_buckets(class_id))
     boards: dict[str, int] = {}
     if prover.found:

@@ -37,12 +37,13 @@ def run_method(method: SearchMethod, run: SearchRun, pool: int | None, start: np
     return run.result(method.name, seed, stopped)
 
 
-def plan_search(charset: Charset, shape: Shape, method: str, seed: int | None, top: int, alphabet: str | None,
+def plan_search(charset: Charset, shape: Shape | tuple[int, int], method: str, seed: int | None, top: int, alphabet: str | None,
                 start: str | None, pool: int | None,
                 options: dict) -> tuple[SearchMethod, int, BoardSpace, np.ndarray | None]:
     """Check a search's parameters against the lexicon's `charset` before anything runs (a driver
     checks a whole run this way); returns the method, the seed, the board space and the start's
     letter codes."""
+    shape = Shape.of(shape)
     chosen = method_named(method, METHODS)
     chosen.validate(options)
     seed = check_common(pool, top, seed)
@@ -58,7 +59,7 @@ def plan_search(charset: Charset, shape: Shape, method: str, seed: int | None, t
     return chosen, seed, space, start_codes
 
 
-def search(scorer: Scorer, shape: Shape, budget: Budget, method: str = "hillclimb", seed: int | None = None,
+def search(scorer: Scorer, shape: Shape | tuple[int, int], budget: Budget, method: str = "hillclimb", seed: int | None = None,
            top: int = 10, alphabet: str | None = None, start: str | None = None, pool: int | None = None,
            on_round: Callable[[SearchStatus], None] | None = None, **options) -> SearchResult:
     """Search for the highest-scoring boards of `shape`, scoring with `scorer`.

@@ -109,13 +109,14 @@ def energy_arrangement(space: BoardSpace, worth: np.ndarray, board: np.ndarray) 
         board, current = options[best], int(gains[best])
 
 
-def rearrange(scorer: Scorer, letters: str, shape: Shape, budget: Budget, method: str = "hillclimb",
+def rearrange(scorer: Scorer, letters: str, shape: Shape | tuple[int, int], budget: Budget, method: str = "hillclimb",
               seed: int | None = None, pool: int | None = None,
               on_round: Callable[[SearchStatus], None] | None = None, **options) -> RearrangeResult:
     """The best arrangement of exactly the given letters on a board of `shape` (seed 003).
 
     `letters` is read as board notation, as a board to solve is (its rows, if any, are
     ignored: `shape` gives the size); its cells must be letters or Qu."""
+    shape = Shape.of(shape)
     chosen = method_named(method, REARRANGE_METHODS)
     chosen.validate(options)
     seed = check_common(pool, 1, seed)
