@@ -263,6 +263,12 @@ def test_a_player_reloading_mid_round_rejoins_with_their_words(live, contexts):
     assert bob.is_hidden("#room-join")
     expect(bob.locator("#room-players .you")).to_have_count(1)
     assert say(bob, "seat") == "seat: already found"
+    onlooker = contexts()  # the link opened, no seat taken: a word asks for one
+    onlooker.goto(f"{live.url}/?room={code}")
+    expect(onlooker.locator("#room-join")).to_be_visible()
+    onlooker.fill("#word", "seat")
+    onlooker.press("#word", "Enter")
+    expect(onlooker.locator("#error")).to_have_text("Join the room with a name to play.")
     assert say(bob, "east") == "east: +1 point"
     expect(ann.locator("#room-players .counts")).to_have_text(["0 words, 0 points", "3 words, 4 points"])
     expect(ann.locator("#room-players li.away")).to_have_count(0)
@@ -359,6 +365,10 @@ def test_the_daily_board_is_played_submitted_and_listed_best_first(live, context
                 say(page, word)
             page.click("#end-round")
             expect(page.locator("#daily-submit")).to_be_visible()
+            if name == "Bob":  # the answers were shown: a reload offers his words to submit, not a second try
+                page.reload()
+                expect(page.locator("#daily-submit")).to_be_visible()
+                assert page.is_hidden("#play")
             page.fill("#daily-name", name)
             page.click("#daily-submit button")
             points = f"{len(found)} point" + ("" if len(found) == 1 else "s")
@@ -425,6 +435,8 @@ def test_the_servers_refusals_are_said_in_the_pages_language(live, contexts):
                                                          "tritt mit einem Namen erneut bei.")
     expect(stranger.locator("#error")).to_have_text(f"Dieser Browser spielt nicht mehr in Raum {code} mit; tritt mit "
                                                     "einem Namen erneut bei.")
+    expect(stranger.locator("#joining-title")).to_have_text(f"Raum {code} beitreten")  # offered at once
+    expect(stranger.locator("#room-join")).to_be_visible()
 
     older = contexts()  # a German catalogue without the code (a page older than its server): the English line
     german = httpx2.get(f"{live.url}/static/i18n/de.json", timeout=10).json()

@@ -2,7 +2,8 @@
 // the same for everyone (GET /api/daily). Played as any round (play.js: the server judges each word), then
 // submitted with a name (POST /api/daily: the server judges the words again and keeps its own score), and
 // its results shown best first (GET /api/daily/results). A past day's board shows its results only; a
-// board played here is remembered, so a reload shows its results instead of a second try.
+// board played here is remembered from the moment its round starts, so a reload shows its results (and,
+// until they are submitted, the words found to submit) instead of a second try.
 "use strict";
 
 import {$, api, el, showInAddress, stored} from "./common.js";
@@ -41,7 +42,9 @@ function renderResults() {
               el("span", {className: "score"}, t("count.points", {n: result.score})),
               el("span", {className: "listed"}, words));
   }));
-  if (daily.mine) $("daily-note").textContent = t("daily.yours", {points: t("count.points", {n: daily.mine.score})});
+  if (daily.mine && daily.mine.submitted !== false) {
+    $("daily-note").textContent = t("daily.yours", {points: t("count.points", {n: daily.mine.score})});
+  }
 }
 
 onLanguage(() => {
@@ -57,7 +60,7 @@ async function submit(event) {
     const judged = await api("/api/daily", {name, lexicon: daily.board.lexicon, rules: daily.board.rules.name,
                                             date: daily.board.date, words: daily.words});
     stored.set(NAME, name);
-    daily.mine = {score: judged.score};
+    daily.mine = {score: judged.score, submitted: true};
     stored.set(playedKey(daily.board), daily.mine);
     $("daily-submit").hidden = true;
     await showResults();
@@ -97,14 +100,22 @@ export async function dailyView(asked) {
     $("timer").textContent = "";
     showScore(daily.mine ? daily.mine.score : 0);
     $("daily-note").textContent = daily.today ? "" : t("daily.past");
+    if (daily.today && daily.mine && daily.mine.submitted === false) {  // played, not yet submitted
+      daily.words = daily.mine.words;
+      $("daily-submit").hidden = false;
+    }
     await showResults().catch(showError);
     return null;
   }
+  const played = playedKey(board);
+  stored.set(played, {score: 0, words: [], submitted: false});  // one try: a reload from here on is no new round
   startRound({board: board.board, lexicon: board.lexicon, language: lexicon.language.name,
               dictionary: lexicon.language.dictionary, rules: board.rules.name,
               seconds: chosenSeconds(),
               onEnd: (summary, words) => {
                 daily.words = words;
+                daily.mine = {score: summary.score, words, submitted: false};
+                stored.set(played, daily.mine);
                 $("daily-submit").hidden = false;
                 $("daily-name").focus();
               }});

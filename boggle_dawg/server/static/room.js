@@ -128,6 +128,7 @@ function closed(event) {
     stopTicker();
     $("room-note").textContent = event.code === NOT_YOURS ? t("room.not_yours") : t("room.gone");
     showError(whyClosed(event));
+    if (event.code === NOT_YOURS) offerToJoin();  // this browser's seat is gone: it may take a new one
     return;
   }
   // lost, or refused for a while (too many messages, too many tabs): try again, waiting longer each time
@@ -146,6 +147,10 @@ function whyClosed(event) {
 }
 
 function send(message) {
+  if (!room.token) {  // looking on: a seat is taken by joining
+    showError(t("room.join_first"));
+    return;
+  }
   if (!room.socket || room.socket.readyState !== WebSocket.OPEN) {
     showError(t("room.not_connected"));
     return;
@@ -318,6 +323,7 @@ function showResults() {
 onLanguage(() => {
   room.shown = null;  // the results' texts written again
   if (room.state) showState(room.state);
+  if (!$("room-join").hidden) $("joining-title").textContent = t("room.join_named", {code: room.code});
 });
 
 // --- the view -----------------------------------------------------------------------------------
@@ -357,9 +363,7 @@ export function roomView(asked, peeked) {
     room.token = kept.token;
     connect();
   } else {
-    $("room-join").hidden = false;
-    $("joining-title").textContent = t("room.join_named", {code});
-    $("room-join").addEventListener("submit", joinThis);
+    offerToJoin();
   }
   return {
     active: () => room.state?.phase === "playing",
@@ -368,6 +372,13 @@ export function roomView(asked, peeked) {
       if (word) send({kind: "word", word});
     },
   };
+}
+
+function offerToJoin() {
+  room.token = null;
+  $("room-join").hidden = false;
+  $("joining-title").textContent = t("room.join_named", {code: room.code});
+  $("room-join").addEventListener("submit", joinThis);  // (added once: the same listener again is no second one)
 }
 
 async function copyLink() {

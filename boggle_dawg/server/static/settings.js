@@ -20,6 +20,9 @@ export async function loadServed() {
   served.defaultLexicon = info.default;
   served.ruleSets = info.rules;
   served.cells = info.limits.cells;
+  for (const field of document.querySelectorAll("input[autocomplete=nickname]")) {
+    field.maxLength = info.play_limits.name_chars;  // the server's limit on a player's name
+  }
 }
 
 export function lexiconNamed(name) {
