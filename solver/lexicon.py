@@ -97,7 +97,9 @@ def _from_one_build(path: Path, load: Callable[[Snapshot, str | None, Manifest |
     or when `path` still names the directory it was read from (nothing of it deleted yet);
     otherwise, and on any failure after such a swap, it starts again on what `path` names now.
     """
-    if not path.exists():
+    with reading(path, "lexicon"):  # a name too long, a loop of links: one line
+        present = path.exists()
+    if not present:
         raise DawgError(f"{path}: no such file or directory")
     for _ in range(OPEN_ATTEMPTS):
         if path.is_dir():
@@ -132,9 +134,9 @@ def open_lexicon(path: str | Path, fmt: str | None = None) -> Lexicon:
     """Open and validate a lexicon: a build directory, its manifest, a format file or reference parts.
     Without `fmt` (a format name, in any case), a directory gives the first format of the registry
     it holds (the trie first)."""
-    path = Path(path)
+    path = _path(path)
     if fmt is not None:
-        if fmt.lower() not in FORMATS:
+        if not isinstance(fmt, str) or fmt.lower() not in FORMATS:
             raise ParameterError("format", f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
         fmt = fmt.lower()
 
@@ -151,8 +153,14 @@ def open_lexicon(path: str | Path, fmt: str | None = None) -> Lexicon:
 def open_all(path: str | Path) -> tuple[Manifest | None, list[Lexicon]]:
     """The manifest (if any) and every lexicon present at `path` (one file: that one), each opened
     and validated, all from one snapshot of the directory."""
-    return _from_one_build(Path(path), lambda snap, _, manifest, found: (
+    return _from_one_build(_path(path), lambda snap, _, manifest, found: (
         manifest, [_load(snap, fmt, names, manifest) for fmt, names in found.items()]))
+
+
+def _path(path: object) -> Path:
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterError("path", f"must be a path (a str or a Path), got {type(path).__name__}")
+    return Path(path)
 
 
 def _format_of_file(snap: Snapshot, name: str) -> str:

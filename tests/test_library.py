@@ -61,6 +61,13 @@ def test_bad_arguments_are_parameter_errors(tmp_path):
     lex = boggle_dawg.build_lexicon(["cat", "cats"], out=tmp_path / "y")
     with pytest.raises(boggle_dawg.solver.errors.DawgError, match="neither a rules file nor built-in rules"):
         boggle_dawg.solve("cats", lex, rules="nosuch")
+    for call, name in ((lambda: lex.score(None), "board"), (lambda: lex.score_many(["cats", b"cats"]), "board"),
+                       (lambda: boggle_dawg.open_lexicon(None), "path"), (lambda: boggle_dawg.open_lexicon(3), "path"),
+                       (lambda: boggle_dawg.open_lexicon(tmp_path / "y", 3), "format")):
+        with pytest.raises(ParameterError, match=f"^{name}: "):  # the library's own error, not a TypeError from inside
+            call()
+    with pytest.raises(boggle_dawg.solver.errors.DawgError, match="File name too long"):
+        boggle_dawg.open_lexicon(tmp_path / ("a" * 300))
 
 
 def test_arguments_are_taken_in_every_documented_form_and_checked_in_each(tmp_path):

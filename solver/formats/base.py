@@ -244,6 +244,8 @@ class Lexicon:
 
     def board_text(self, text: str) -> str:
         """Board notation with the letters the language folds to one letter folded (ÑANDÚ -> ÑANDU)."""
+        if not isinstance(text, str):
+            raise ParameterError("board", f"must be board notation (a str) or a Board, got {type(text).__name__}")
         folds = self._board_folds
         return unicodedata.normalize("NFC", text).translate(folds) if folds else text
 
