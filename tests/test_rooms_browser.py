@@ -437,6 +437,9 @@ def test_the_servers_refusals_are_said_in_the_pages_language(live, contexts):
                                                     "einem Namen erneut bei.")
     expect(stranger.locator("#joining-title")).to_have_text(f"Raum {code} beitreten")  # offered at once
     expect(stranger.locator("#room-join")).to_be_visible()
+    stranger.select_option("#ui-language", "en")  # what the page says of its own is said again
+    expect(stranger.locator("#joining-title")).to_have_text(f"Join room {code}")
+    expect(stranger.locator("#room-note")).to_have_text(re.compile("^This browser's "))
 
     older = contexts()  # a German catalogue without the code (a page older than its server): the English line
     german = httpx2.get(f"{live.url}/static/i18n/de.json", timeout=10).json()

@@ -8,7 +8,7 @@
 
 import {$, api, el, showInAddress, stored} from "./common.js";
 import {drawBoard} from "./board.js";
-import {onLanguage, showError, t} from "./i18n.js";
+import {onLanguage, say, showError, t} from "./i18n.js";
 import {finish, showScore, startRound, solo} from "./play.js";
 import {chosenLexicon, chosenRules, chosenSeconds, rulesTitle} from "./settings.js";
 
@@ -43,7 +43,7 @@ function renderResults() {
               el("span", {className: "listed"}, words));
   }));
   if (daily.mine && daily.mine.submitted !== false) {
-    $("daily-note").textContent = t("daily.yours", {points: t("count.points", {n: daily.mine.score})});
+    say($("daily-note"), "daily.yours", {points: t("count.points", {n: daily.mine.score})});
   }
 }
 
@@ -99,7 +99,7 @@ export async function dailyView(asked) {
     $("play").hidden = true;
     $("timer").textContent = "";
     showScore(daily.mine ? daily.mine.score : 0);
-    $("daily-note").textContent = daily.today ? "" : t("daily.past");
+    say($("daily-note"), daily.today ? null : "daily.past");
     if (daily.today && daily.mine && daily.mine.submitted === false) {  // played, not yet submitted
       daily.words = daily.mine.words;
       $("daily-submit").hidden = false;

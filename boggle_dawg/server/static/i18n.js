@@ -87,6 +87,7 @@ export function showError(err) {
 }
 
 function errorText(err) {
+  if (err.key) return t(err.key, err.params);  // the page's own ({key, params}): said again in each language
   const key = `error.${err.code}`;
   if (err.code && lookup(catalogues.get(current), key) !== undefined) return t(key, err.params);
   return String(err.message || err.error || err);
@@ -96,9 +97,24 @@ function lookup(catalogue, key) {
   return catalogue ? catalogue[key] : undefined;
 }
 
-// Static texts of the page: data-i18n (the text), data-i18n-placeholder, data-i18n-label (aria-label), -title.
+// A text of the page's own in `node` (key null: none), written again in each language chosen later.
+export function say(node, key, params = {}) {
+  if (key) {
+    node.dataset.i18n = key;
+    node.dataset.i18nParams = JSON.stringify(params);
+  } else {
+    delete node.dataset.i18n;
+    delete node.dataset.i18nParams;
+  }
+  node.textContent = key ? t(key, params) : "";
+}
+
+// Static texts of the page: data-i18n (the text, with the params of data-i18n-params: `say`'s),
+// data-i18n-placeholder, data-i18n-label (aria-label), -title.
 function translate(root) {
-  for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  for (const node of root.querySelectorAll("[data-i18n]")) {
+    node.textContent = t(node.dataset.i18n, node.dataset.i18nParams ? JSON.parse(node.dataset.i18nParams) : {});
+  }
   for (const node of root.querySelectorAll("[data-i18n-placeholder]")) node.placeholder = t(node.dataset.i18nPlaceholder);
   for (const node of root.querySelectorAll("[data-i18n-label]")) node.setAttribute("aria-label", t(node.dataset.i18nLabel));
   for (const node of root.querySelectorAll("[data-i18n-title]")) node.title = t(node.dataset.i18nTitle);

@@ -169,7 +169,7 @@ const SEED = /^[0-9]{1,100}$/;
 function linkSeed(text) {
   if (text === null) return undefined;
   if (SEED.test(text)) return text.replace(/^0+(?=[0-9])/, "");
-  showError(t("play.bad_seed", {seed: text}));
+  showError({key: "play.bad_seed", params: {seed: text}});
   return undefined;
 }
 
@@ -202,7 +202,7 @@ async function newRound(seed, given = null) {
       showInAddress({lexicon: lexicon.name, rules: chosenRules(), board: board.board, size: given.size});
     } else {
       const dice = chosenDice();
-      if (!dice) throw new Error(t("play.no_dice"));
+      if (!dice) throw {key: "play.no_dice"};  // the page's own error, said again in each language chosen later
       const query = new URLSearchParams({lexicon: lexicon.name, dice: dice.name, size: dice.size});
       if (seed !== undefined) query.set("seed", seed);
       const [rolled, text] = await api(`/api/roll?${query}`, undefined, true);

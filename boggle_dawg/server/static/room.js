@@ -11,7 +11,7 @@
 
 import {$, api, clock, el, stored} from "./common.js";
 import {clearBoard, currentBoard, drawBoard, markPath, wordList} from "./board.js";
-import {onLanguage, showError, t} from "./i18n.js";
+import {onLanguage, say, showError, t} from "./i18n.js";
 import {showScore, showVerdict, setFound, addFound} from "./play.js";
 import {chosenDice, chosenLexicon, chosenRules, chosenSeconds, lexiconNamed, rulesTitle} from "./settings.js";
 
@@ -58,7 +58,7 @@ async function makeRoom(event) {
     if ($("room-size").value.trim()) body.size = $("room-size").value.trim();
   } else {
     const dice = chosenDice();
-    if (!dice) return showError(t("play.no_dice"));
+    if (!dice) return showError({key: "play.no_dice"});
     Object.assign(body, {dice: dice.name, size: dice.size});
   }
   try {
@@ -126,7 +126,7 @@ function closed(event) {
   if (GONE.has(event.code) || event.code === NOT_YOURS) {
     stored.remove(tokenKey(room.code));
     stopTicker();
-    $("room-note").textContent = event.code === NOT_YOURS ? t("room.not_yours") : t("room.gone");
+    say($("room-note"), event.code === NOT_YOURS ? "room.not_yours" : "room.gone");
     showError(whyClosed(event));
     if (event.code === NOT_YOURS) offerToJoin();  // this browser's seat is gone: it may take a new one
     return;
@@ -134,7 +134,7 @@ function closed(event) {
   // lost, or refused for a while (too many messages, too many tabs): try again, waiting longer each time
   const wait = Math.min(RETRY_MOST_MS, 500 * 2 ** room.retries);
   room.retries += 1;
-  $("room-note").textContent = t("room.reconnecting");
+  say($("room-note"), "room.reconnecting");
   const why = whyClosed(event);
   if (why) showError(why);
   setTimeout(connect, wait);
@@ -148,11 +148,11 @@ function whyClosed(event) {
 
 function send(message) {
   if (!room.token) {  // looking on: a seat is taken by joining
-    showError(t("room.join_first"));
+    showError({key: "room.join_first"});
     return;
   }
   if (!room.socket || room.socket.readyState !== WebSocket.OPEN) {
-    showError(t("room.not_connected"));
+    showError({key: "room.not_connected"});
     return;
   }
   room.socket.send(JSON.stringify(message));
@@ -164,7 +164,7 @@ function receive(message) {
     case "welcome":
       room.me = message.player;
       room.retries = 0;
-      $("room-note").textContent = "";
+      say($("room-note"), null);
       showError(null);
       setFound(message.words);
       showScore(message.score);
@@ -323,7 +323,6 @@ function showResults() {
 onLanguage(() => {
   room.shown = null;  // the results' texts written again
   if (room.state) showState(room.state);
-  if (!$("room-join").hidden) $("joining-title").textContent = t("room.join_named", {code: room.code});
 });
 
 // --- the view -----------------------------------------------------------------------------------
@@ -348,7 +347,7 @@ export function roomView(asked, peeked) {
   room.code = code;
   if (peeked.error) {
     showError(peeked.error);
-    $("room-note").textContent = peeked.error.status === 404 ? t("room.gone") : "";
+    say($("room-note"), peeked.error.status === 404 ? "room.gone" : null);
     return null;
   }
   const language = lexiconNamed(peeked.settings.lexicon)?.language;
@@ -377,7 +376,7 @@ export function roomView(asked, peeked) {
 function offerToJoin() {
   room.token = null;
   $("room-join").hidden = false;
-  $("joining-title").textContent = t("room.join_named", {code: room.code});
+  say($("joining-title"), "room.join_named", {code: room.code});
   $("room-join").addEventListener("submit", joinThis);  // (added once: the same listener again is no second one)
 }
 
