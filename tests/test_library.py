@@ -95,6 +95,12 @@ def test_arguments_are_taken_in_every_documented_form_and_checked_in_each(tmp_pa
     dense = boggle_dawg.open_lexicon(tmp_path / "x", "dawg")
     assert dense.restore_key(dense.key_ids(["tact"])[0]) == "tact"  # a numpy integer, as key_ids gives
     assert prove_class(lex, make_plan(lex, (2, 2)), 0, 1, rules="big").class_id == 0
+    for limits, name in (({"rounds": "3"}, "rounds"), ({"rounds": 1.5}, "rounds"), ({"seconds": "1"}, "seconds"),
+                         ({"rounds": 1, "target": "x"}, "target")):
+        with pytest.raises(ParameterError, match=f"^{name}: must be a "):
+            Budget(**limits)
+    with pytest.raises(ParameterError, match="^seed: must be a whole number, 0 or more"):
+        boggle_dawg.solver.proof.prove(lex, (2, 2), 1, seed=-1)
     with pytest.raises(ParameterError, match=r"^words\[1\]: 'a\\nb': a line break or NUL inside a word"):
         boggle_dawg.build_lexicon(["cat", "a\nb"], out=tmp_path / "y")
     with pytest.raises(boggle_dawg.solver.errors.DawgError, match=r"^words\[1\]: 'Café': 'é' is not a letter"):

@@ -429,6 +429,8 @@ def prove(lexicon, shape: Shape | tuple[int, int], min_score: int, classes: str 
     classes proved in this process, in an order shuffled by `seed` (`canonical_order`);
     `on_record(record, done, total)` is called after each class."""
     min_score = check_min_score(min_score)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError("seed", f"must be a whole number, 0 or more, got {seed!r}")
     rules = lexicon.rules if rules is None else load_rules(rules)
     plan = make_plan(lexicon, shape, classes)
     start, cpu_start = time.perf_counter(), time.process_time()

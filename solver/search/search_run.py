@@ -11,6 +11,7 @@ search stopped.
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,9 +42,13 @@ class Budget:
     def __post_init__(self) -> None:
         if self.seconds is None and self.rounds is None and self.evaluations is None:
             raise DawgError("a search needs a limit: seconds, rounds or evaluations")
-        for name in ("seconds", "rounds", "evaluations"):
+        for name, kinds in (("seconds", numbers.Real), ("rounds", numbers.Integral), ("evaluations", numbers.Integral),
+                            ("target", numbers.Integral)):
             value = getattr(self, name)
-            if value is not None and not value > 0:
+            if value is not None and (isinstance(value, bool) or not isinstance(value, kinds)):
+                kind = "a number" if name == "seconds" else "a whole number"
+                raise ParameterError(name, f"must be {kind}, got {value!r}")
+            if value is not None and name != "target" and not value > 0:
                 raise ParameterError(name, f"must be positive, got {value}")
         if self.seconds is not None and not (math.isfinite(self.seconds) and self.seconds <= MAX_SECONDS):
             raise ParameterError("seconds", f"must be a finite number of seconds up to {MAX_SECONDS:g}, "
