@@ -61,8 +61,8 @@ class ProvePlan:
 
         if limit is not None and limit < 1:
             raise ParameterError("limit", f"must be 1 or more, got {limit}")
-        if not 0 <= seed < MAX_SEED:  # a checkpoint's header records it
-            raise ParameterError("seed", f"must be 0 or more and below 2^64, got {seed}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < MAX_SEED:  # a checkpoint records it
+            raise ParameterError("seed", f"must be 0 or more and below 2^64, got {seed!r}")
         self.lexicon = lexicon
         self.rules = lexicon.rules if rules is None else rules
         self.min_score = min_score
