@@ -239,6 +239,8 @@ def roll(dice: DiceSet, shape: Shape | tuple[int, int] | None, seed: int, count:
     the dice into the cells (sorting random keys gives a uniform permutation),
     the next n pick each die's face (the modulo bias is below 1e-18).
     """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ParameterError("seed", f"must be a whole number, got {seed!r}")
     if seed < 0:
         raise ParameterError("seed", f"must be 0 or more, got {seed}")
     if count < 1:

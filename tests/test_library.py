@@ -101,6 +101,14 @@ def test_arguments_are_taken_in_every_documented_form_and_checked_in_each(tmp_pa
             Budget(**limits)
     with pytest.raises(ParameterError, match="^seed: must be a whole number, 0 or more"):
         boggle_dawg.solver.proof.prove(lex, (2, 2), 1, seed=-1)
+    with lex.scorer() as scorer:
+        for options, name in (({"top": "3"}, "top"), ({"seed": 1.5}, "seed"), ({"pool": 1.5}, "pool")):
+            with pytest.raises(ParameterError, match=f"^{name}: must be a whole number"):
+                search(scorer, (2, 2), Budget(rounds=1), **options)
+    with pytest.raises(ParameterError, match="^seed: must be a whole number"):
+        next(roll(load_dice("classic"), None, 1.5))
+    with pytest.raises(ParameterError, match="^classes: must be the buckets' letters as text"):
+        boggle_dawg.solver.proof.prove(lex, (2, 2), 1, classes=5)
     with pytest.raises(ParameterError, match=r"^words\[1\]: 'a\\nb': a line break or NUL inside a word"):
         boggle_dawg.build_lexicon(["cat", "a\nb"], out=tmp_path / "y")
     with pytest.raises(boggle_dawg.solver.errors.DawgError, match=r"^words\[1\]: 'Café': 'é' is not a letter"):

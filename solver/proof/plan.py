@@ -292,6 +292,8 @@ def make_plan(lexicon, shape: Shape | tuple[int, int], classes: str | None = Non
     except Exception as err:
         raise ParameterError("shape", str(err).removeprefix("shape: ")) from None
     charset = lexicon.charset.letters
+    if classes is not None and not isinstance(classes, str):
+        raise ParameterError("classes", f"must be the buckets' letters as text (as --classes), got {classes!r}")
     if classes is not None:
         corner, other = parse_classes(classes, charset)
     else:

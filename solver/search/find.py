@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 
 import numpy as np
@@ -18,15 +19,14 @@ from .space import BoardSpace, board_to_codes, parse_letters
 
 def check_common(pool: int | None, top: int, seed: int | None) -> int:
     """Validate the options every method has; returns the seed (a fresh one when None)."""
-    if pool is not None and pool < 1:
-        raise ParameterError("pool", f"must be 1 or more, got {pool}")
-    if top < 1:
-        raise ParameterError("top", f"must be 1 or more, got {top}")
-    if seed is None:
-        return random_seed()
-    if seed < 0:
-        raise ParameterError("seed", f"must be 0 or more, got {seed}")
-    return seed
+    for name, value, least in (("pool", pool, 1), ("top", top, 1), ("seed", seed, 0)):
+        if value is None and name != "top":
+            continue
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ParameterError(name, f"must be a whole number, got {value!r}")
+        if value < least:
+            raise ParameterError(name, f"must be {least} or more, got {value}")
+    return random_seed() if seed is None else int(seed)
 
 
 def run_method(method: SearchMethod, run: SearchRun, pool: int | None, start: np.ndarray | None,
