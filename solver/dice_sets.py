@@ -37,7 +37,7 @@ import numpy as np
 
 from .board import MAX_SIDE, Board, Shape
 from .charset import ENGLISH_CHARSET, Charset, letter_problem, lower
-from .errors import DawgError, ParameterError, reading
+from .errors import DawgError, ParameterError, is_whole, reading
 
 DEFAULT_DICE = "classic"
 DICE_FOR_SIDE = {4: DEFAULT_DICE, 5: "big", 6: "super-big"}  # what a player expects on each square board
@@ -239,7 +239,7 @@ def roll(dice: DiceSet, shape: Shape | tuple[int, int] | None, seed: int, count:
     the dice into the cells (sorting random keys gives a uniform permutation),
     the next n pick each die's face (the modulo bias is below 1e-18).
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+    if not is_whole(seed):
         raise ParameterError("seed", f"must be a whole number, got {seed!r}")
     if seed < 0:
         raise ParameterError("seed", f"must be 0 or more, got {seed}")

@@ -10,6 +10,7 @@ so no user ever sees a traceback for bad input.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -26,6 +27,11 @@ class ParameterError(DawgError):
         super().__init__(f"{name}: {problem}")
         self.name = name
         self.problem = problem
+
+
+def is_whole(value: object) -> bool:
+    """Whether a parameter's value is a whole number: an int or a numpy integer, not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 @contextmanager

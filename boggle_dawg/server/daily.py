@@ -52,7 +52,7 @@ class Daily:
         kept = self.results.daily(day, one.name, chosen.name)
         if kept is None:
             kept = self._deal(day, one, chosen.name)
-            if day == self.today() if keep is None else keep:
+            if keep or (keep is None and day == self.today()):
                 kept = self.results.keep_daily(kept)
         return kept
 

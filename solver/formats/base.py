@@ -31,7 +31,7 @@ import numpy as np
 
 from ..board_walk import Found, Walk, python_inputs, solve_one
 from ..charset import Charset, lower, upper
-from ..errors import DawgError, ParameterError, reading
+from ..errors import DawgError, ParameterError, is_whole, reading
 from ..layout import EOW_SHIFT, INDEX_MASK, LETTERS_SHIFT, NARROW, NodeLayout, node_layout
 from ..schema import Check, integer
 from ..walk_kernels import DONE, TOO_DEEP, WORD_END
@@ -658,8 +658,7 @@ class Lexicon:
         if steps.rank is None or steps.rank_of is None:
             raise ParameterError("number", f"the {self.format} format numbers words by node, so a number "
                                  f"cannot be looked up; open the dawg or adtdawg format")
-        whole = isinstance(number, (int, np.integer)) and not isinstance(number, (bool, np.bool_))  # key_ids' too
-        rank = steps.rank_of(int(number)) if whole else -1
+        rank = steps.rank_of(int(number)) if is_whole(number) else -1  # key_ids' numpy integers too
         if not 0 <= rank < self.word_count:
             raise ParameterError("number", f"{number!r} is not the number of a word of this {self.format} "
                                  f"lexicon ({self.word_count} words)")

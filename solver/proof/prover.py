@@ -53,7 +53,7 @@ import numpy as np
 
 from ..board import Shape, neighbour_table
 from ..charset import Charset
-from ..errors import DawgError, ParameterError
+from ..errors import DawgError, ParameterError, is_whole
 from ..rules import Rules, load_rules
 from ..schema import MAX_COUNT, Check, integer, list_of, number, only_fields, pair, text
 from ..search.symmetry import canonical_codes
@@ -172,7 +172,7 @@ def check_min_score(min_score) -> int:
     """A target the prover can take: from 1 up to where the tree's stored bounds saturate (solver.proof.tree)."""
     from .tree import BOUND_CAP
 
-    if isinstance(min_score, bool) or not isinstance(min_score, (int, np.integer)) or min_score < 1:
+    if not is_whole(min_score) or min_score < 1:
         raise ParameterError("min_score", f"must be a positive whole number, got {min_score!r}")
     if min_score > BOUND_CAP:
         raise ParameterError("min_score", f"must be at most {BOUND_CAP:,} (where the proof's bounds saturate), "
@@ -403,7 +403,7 @@ def prove_class(lexicon, plan: ProofPlan, class_id: int, min_score: int,
     class's root bound."""
     _check_plan(lexicon, plan)
     min_score = check_min_score(min_score)
-    if isinstance(class_id, bool) or not isinstance(class_id, (int, np.integer)):
+    if not is_whole(class_id):
         raise ParameterError("class_id", f"must be a whole number, got {class_id!r}")
     class_id = int(class_id)
     plan.digits(class_id)  # range check
@@ -429,7 +429,7 @@ def prove(lexicon, shape: Shape | tuple[int, int], min_score: int, classes: str 
     classes proved in this process, in an order shuffled by `seed` (`canonical_order`);
     `on_record(record, done, total)` is called after each class."""
     min_score = check_min_score(min_score)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_whole(seed) or seed < 0:
         raise ParameterError("seed", f"must be a whole number, 0 or more, got {seed!r}")
     rules = lexicon.rules if rules is None else load_rules(rules)
     plan = make_plan(lexicon, shape, classes)

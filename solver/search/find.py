@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 
 import numpy as np
@@ -11,7 +10,7 @@ from ..backends import Scorer
 from ..board import Shape, parse_board
 from ..charset import Charset
 from ..dice_sets import random_seed
-from ..errors import ParameterError
+from ..errors import ParameterError, is_whole
 from .methods import METHODS, SearchMethod, method_named
 from .search_run import Budget, SearchResult, SearchRun, SearchStatus, run_until_stopped
 from .space import BoardSpace, board_to_codes, parse_letters
@@ -22,7 +21,7 @@ def check_common(pool: int | None, top: int, seed: int | None) -> int:
     for name, value, least in (("pool", pool, 1), ("top", top, 1), ("seed", seed, 0)):
         if value is None and name != "top":
             continue
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if not is_whole(value):
             raise ParameterError(name, f"must be a whole number, got {value!r}")
         if value < least:
             raise ParameterError(name, f"must be {least} or more, got {value}")
