@@ -17,11 +17,9 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..solver.charset import Charset
 from ..solver.errors import DawgError
-from ..solver.formats.common import FORMAT_VERSION, HEADER, LEGACY_VERSION, MAX_INDEX, alphabet_block
+from ..solver.formats.common import FORMAT_VERSION, HEADER, LEGACY_VERSION, MAX_INDEX, MAX_WORD_LENGTH, alphabet_block
 from ..solver.layout import NodeLayout, node_layout
 
 
@@ -79,23 +77,13 @@ def file_bytes(magic: bytes, charset: Charset, max_length: int, words: int, node
     for byte), and `body`."""
     if max(words, nodes, edges) >= MAX_INDEX:
         raise DawgError(f"lexicon too large for the format ({nodes} nodes, {edges} edges)")
-    head = np.zeros((), HEADER)
-    head["magic"] = magic
-    head["charset_size"] = len(charset)
-    if not 0 < max_length <= np.iinfo(HEADER["max_length"]).max:
+    if not 0 < max_length <= MAX_WORD_LENGTH:
         raise DawgError(f"max_length {max_length} does not fit the header's byte")
-    head["max_length"] = max_length
     if charset.legacy:
-        head["version"] = LEGACY_VERSION
-        head["charset"] = charset.letters.upper().encode("ascii")
-        block = b""
+        version, letters, block, node_words = LEGACY_VERSION, charset.letters.upper().encode("ascii"), b"", 0
     else:
-        head["version"] = FORMAT_VERSION
-        block = alphabet_block(charset)
-        head["alphabet_bytes"] = len(block)
-        head["node_words"] = nodes_layout(charset).words
-    head["words"] = words
-    head["nodes"] = nodes
-    head["edges"] = edges
-    head["crc32"] = zlib.crc32(block + body)
-    return head.tobytes() + block + body
+        version, letters, block, node_words = FORMAT_VERSION, b"", alphabet_block(charset), nodes_layout(charset).words
+    head = HEADER.pack(magic=magic, version=version, charset_size=len(charset), max_length=max_length, charset=letters,
+                       alphabet_bytes=len(block), words=words, nodes=nodes, edges=edges,
+                       crc32=zlib.crc32(block + body), node_words=node_words)
+    return head + block + body

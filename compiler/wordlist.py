@@ -32,7 +32,7 @@ memory: a NUL byte, bytes that are not UTF-8, corrupt gzip data, a line over
 MAX_LINE_BYTES, text over MAX_LIST_BYTES once decompressed (/dev/zero,
 /dev/urandom and gzip bombs among them). A named pipe other than standard
 input is refused at once: opening it would wait for a writer. A word over
-MAX_WORD_LETTERS (the headers store the length in one byte) is an error too,
+MAX_WORD_LENGTH (the headers store the length in one byte) is an error too,
 unless a maximum length was asked for, which drops it.
 
 Boggle rules, in this order, each drop counted: a repeated word; fewer than 3
@@ -54,16 +54,13 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from ..solver.charset import ALPHABET, MAX_LETTERS, Charset, upper
 from ..solver.errors import DawgError, ParameterError, reading
-from ..solver.formats.common import HEADER
+from ..solver.formats.common import MAX_WORD_LENGTH
 from ..solver.language import ENGLISH, Language, game_form, letters_alone
 from ..solver.written import MAX_FORMS, form_problem
 
 MIN_LENGTH = 3
-MAX_WORD_LETTERS = int(np.iinfo(HEADER["max_length"]).max)  # 255: one header byte
 MAX_LINE_BYTES = 4096  # longer lines are not words (nor sane comments): refuse, don't buffer
 MAX_LIST_BYTES = 256 << 20  # of text, once decompressed: 6 times the largest real list (Polish, 42 MB)
 CHUNK_BYTES = 1 << 20
@@ -142,7 +139,7 @@ def _named(path: Path) -> Path | str:
     return "stdin" if str(path) == STDIN else path
 
 
-def read_entries(path: Path, max_letters: int | None = MAX_WORD_LETTERS, options: ListOptions = ListOptions()) -> Entries:
+def read_entries(path: Path, max_letters: int | None = MAX_WORD_LENGTH, options: ListOptions = ListOptions()) -> Entries:
     """Stream a list file (`-`: standard input) into its words; a word over `max_letters` (None: no
     cap) is an error."""
     if options.input_format not in INPUT_FORMATS:
@@ -450,9 +447,9 @@ def load_word_list(path: Path, charset: Charset | None, max_length: int | None =
                    options: ListOptions = ListOptions()) -> WordList:
     """Read a word list as `options` say and keep the words a Boggle lexicon over `charset` (the
     language's letters or some of them; None: the letters the list uses) holds."""
-    if max_length is not None and not MIN_LENGTH <= max_length <= MAX_WORD_LETTERS:
-        raise ParameterError("max_length", f"must be {MIN_LENGTH}..{MAX_WORD_LETTERS}, got {max_length}")
-    source = read_entries(path, MAX_WORD_LETTERS if max_length is None else None, options)
+    if max_length is not None and not MIN_LENGTH <= max_length <= MAX_WORD_LENGTH:
+        raise ParameterError("max_length", f"must be {MIN_LENGTH}..{MAX_WORD_LENGTH}, got {max_length}")
+    source = read_entries(path, MAX_WORD_LENGTH if max_length is None else None, options)
     shown = _named(path)
     entries = source.words
     if not entries:

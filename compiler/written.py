@@ -18,13 +18,7 @@ def written_bytes(spellings: dict[str, tuple[str, ...]], charset: Charset) -> by
     blocks = [entries[i:i + BLOCK_WORDS] for i in range(0, len(entries), BLOCK_WORDS)]
     data = [zlib.compress(block_text(block), COMPRESSION) for block in blocks]
     keys = [block[0][0].encode() for block in blocks]
-    head = np.zeros((), HEADER)
-    head["magic"] = MAGIC
-    head["version"] = VERSION
-    head["words"] = len(entries)
-    head["blocks"] = len(blocks)
-    head["block_words"] = BLOCK_WORDS
-    head["key_bytes"] = sum(map(len, keys))
-    head["data_bytes"] = sum(map(len, data))
+    head = HEADER.pack(magic=MAGIC, version=VERSION, words=len(entries), blocks=len(blocks), block_words=BLOCK_WORDS,
+                       key_bytes=sum(map(len, keys)), data_bytes=sum(map(len, data)))
     tables = [np.cumsum([0, *map(len, part)], dtype="<u4").tobytes() for part in (data, keys)]
-    return head.tobytes() + b"".join(tables) + b"".join(keys) + b"".join(data)
+    return head + b"".join(tables) + b"".join(keys) + b"".join(data)

@@ -14,13 +14,13 @@ from functools import cache
 from types import FunctionType
 from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np
-
 from . import walk_kernels
 from .charset import Charset
 from .errors import ParameterError
 
 if TYPE_CHECKING:  # boards and rules are read where one is walked: opening a lexicon needs neither
+    import numpy as np
+
     from .board import Board, Shape
     from .rules import Rules
 
@@ -63,6 +63,8 @@ class Walk(NamedTuple):
 
 def neighbour_bits_array(shape: Shape) -> np.ndarray:
     """`neighbour_bits` as int64 for compiled code (cell 63 is the sign bit)."""
+    import numpy as np
+
     from .board import neighbour_bits
 
     return np.array(neighbour_bits(shape), np.uint64).view(np.int64)
@@ -71,6 +73,8 @@ def neighbour_bits_array(shape: Shape) -> np.ndarray:
 def python_inputs(values: tuple) -> tuple:
     """Kernel inputs for the CPython engine: arrays as memoryviews, whose items index as Python
     ints without copying the mapped file into a list first."""
+    import numpy as np
+
     return tuple(memoryview(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v for v in values)
 
 
@@ -106,6 +110,8 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, rules: 
     each word found and a path. `neighbours` replaces the board's adjacency (as `neighbour_bits`
     gives it, root last). `compiled`: run the numba-compiled walk (`jit.compiled_kernel`) on numpy
     arrays instead, where numba is loaded anyway (`inputs` are then the walk's own, `Walk.inputs`)."""
+    import numpy as np
+
     from .board import encode, neighbour_bits
 
     codes = encode([board], charset, skip_foreign)[0].tolist()
@@ -148,6 +154,8 @@ def solve_one(walk: Walk, inputs: tuple, board: Board, charset: Charset, rules: 
 def valid_codes(letters: int) -> np.ndarray:
     """valid[c] for every c below 64 * (letters + 1), the codes' bound: whether c is a cell code of a
     charset of `letters` letters (a letter index, NO_LETTER, or first + 64 * (second + 1))."""
+    import numpy as np
+
     codes = np.arange(64 * (letters + 1))
     first, second = codes & walk_kernels.NO_LETTER, (codes >> 6) - 1
     valid = (first < letters) | ((first == walk_kernels.NO_LETTER) & (second < 0))
@@ -156,10 +164,12 @@ def valid_codes(letters: int) -> np.ndarray:
 
 
 def checked_codes(codes: np.ndarray, shape: Shape | tuple[int, int], charset: Charset,
-                  dtype: type[np.integer] = np.int64) -> tuple[Shape, np.ndarray]:
+                  dtype: type[np.integer] | str = "int64") -> tuple[Shape, np.ndarray]:
     """The shape and the codes as contiguous `dtype` (int64 for the CPU's kernels, int16 for the GPU's),
     checked to be (boards, cells) cell codes of `charset` (what every backend's `score_codes` accepts);
     ParameterError otherwise. Two passes and a table lookup: a million boards take milliseconds."""
+    import numpy as np
+
     from .board import Shape
 
     shape = Shape.of(shape)

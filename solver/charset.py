@@ -25,18 +25,19 @@ from __future__ import annotations
 
 import unicodedata
 from functools import cached_property
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .errors import ParameterError
 from .walk_kernels import MAX_CODES, NO_LETTER, SECOND
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"  # string.ascii_lowercase, without importing `string`
 JPA14 = "acdegilmnoprst"
 RANKING = "esiarntolcdpmguhbyfvkwzxjq"
 MAX_LETTERS = 62  # letter codes 0..61: below NO_LETTER and inside a 62-bit letter mask (kernels.MAX_CODES)
 MAX_FACE_LETTERS = 8  # a die face fits a few letters; a tile's drop reason must fit the manifest's 40 characters
-ASCII_POINTS = np.arange(128, dtype=np.uint32)  # the code points of ASCII text, a byte a character
 ENGLISH_TILES: tuple[tuple[str, str], ...] = (("q", "qu"),)  # the Qu die
 
 assert sorted(RANKING) == list(ALPHABET)
@@ -227,6 +228,8 @@ class Charset:
     def code_lengths(self) -> np.ndarray:
         """Letters each first-letter code spells (the kernels' cell lengths): 1, a tile its face's
         letters; NO_LETTER and unused codes 0."""
+        import numpy as np
+
         lengths = np.zeros(NO_LETTER + 1, np.int64)
         lengths[:len(self.letters)] = [len(self.face(c)) for c in range(len(self.letters))]
         return lengths
@@ -255,6 +258,8 @@ class Charset:
         """Code points of the letters in either case, sorted, and the code of each. A capital reads
         as its lower case (`lower`), as `parse_board` reads it: Turkish 'I' is 'i', never 'ı', whose
         capital it also is, and Greek 'Σ' is 'σ', not 'ς'; one board reads one way everywhere."""
+        import numpy as np
+
         pairs = {}
         for code, ch in enumerate(self.letters):
             pairs[ord(ch)] = code
@@ -268,12 +273,17 @@ class Charset:
         other character: vectorised, for word lists and plain boards. ASCII text, a byte a
         character, indexes a table of the 128 ASCII characters' codes (on a file of boards, a
         tenth of the time of looking each character up)."""
+        import numpy as np
+
         if text.isascii():
-            return self._codes_of(ASCII_POINTS, missing)[np.frombuffer(text.encode("ascii"), np.uint8)]
+            ascii_points = np.arange(128, dtype=np.uint32)  # the code points of ASCII text, a byte a character
+            return self._codes_of(ascii_points, missing)[np.frombuffer(text.encode("ascii"), np.uint8)]
         return self._codes_of(np.frombuffer(text.encode("utf-32-le"), np.uint32), missing)
 
     def _codes_of(self, points: np.ndarray, missing: int) -> np.ndarray:
         """The code of each code point, `missing` for a point that is not a letter."""
+        import numpy as np
+
         keys, codes = self._points
         at = np.minimum(np.searchsorted(keys, points), len(keys) - 1)
         return np.where(keys[at] == points, codes[at], missing)

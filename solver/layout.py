@@ -2,7 +2,7 @@
 
 The compiler packs with it, the readers check and unpack with it, the board walks (CPU and CUDA)
 decode it and the proof's tables (a word of their own, solver/proof/tables.py) are made from it.
-It sits below every package of the solver (it imports only numpy) so that each of them can read
+It sits below every package of the solver (it imports numpy only where it makes arrays) so that each of them can read
 it without importing the others. docs/formats.md describes
 the layouts in prose; everything is little-endian.
 
@@ -25,9 +25,10 @@ ADTDAWG node word: first child, child-set index and end of word, in the widths o
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 INDEX_MASK = 0xFFFF_FFFF  # the first child, first edge or edge child field, from bit 0
 LETTERS_SHIFT = 32
@@ -61,6 +62,8 @@ class NodeLayout(NamedTuple):
 
     def pack(self, first: np.ndarray, mask: np.ndarray, eow: np.ndarray) -> np.ndarray:
         """Node words (flat, `words` per node) from their fields."""
+        import numpy as np
+
         head = np.asarray(first).astype(np.uint64) | (np.asarray(eow).astype(np.uint64) << np.uint64(EOW_SHIFT))
         letters = np.asarray(mask).astype(np.uint64) << np.uint64(self.mask_shift)
         if self.words == 1:
@@ -69,6 +72,8 @@ class NodeLayout(NamedTuple):
 
     def split(self, words: np.ndarray):
         """(first child or edge, letter mask, end-of-word) of each node, as int64 arrays."""
+        import numpy as np
+
         w = np.asarray(words, dtype=np.uint64).reshape(-1, self.words)
         # Every field is below 2**63, so viewing each fresh uint64 result as int64 is exact and copies nothing.
         first = (w[:, 0] & np.uint64(INDEX_MASK)).view(np.int64)
@@ -80,6 +85,8 @@ class NodeLayout(NamedTuple):
         """(first child or edge, number of letters, end-of-word) of each node whose reserved bits are
         zero (validation checks them first), as a uint32 view, uint8 and bool arrays: `split` makes an
         int64 copy of each field, which costs more than reading the words."""
+        import numpy as np
+
         w = np.asarray(words, dtype="<u8").reshape(-1, self.words)
         halves = w.view("<u4")  # column 2k is word k's low half, 2k + 1 its high half
         eow = halves[:, 1] >= np.uint32(1 << (EOW_SHIFT - 32))
@@ -91,6 +98,8 @@ class NodeLayout(NamedTuple):
 
     def reserved(self, words: np.ndarray) -> np.ndarray:
         """Per node, the bits that must be zero in a file (non-zero where any is set)."""
+        import numpy as np
+
         w = np.asarray(words, dtype=np.uint64).reshape(-1, self.words)
         head = w[:, 0] >> np.uint64(RESERVED_SHIFT if self.words == 1 else LETTERS_SHIFT)
         head &= np.uint64(RESERVED_MASK if self.words == 1 else (1 << (EOW_SHIFT - LETTERS_SHIFT)) - 1)
@@ -108,11 +117,15 @@ def node_layout(letters: int) -> NodeLayout:
 
 def edge_word(child: np.ndarray, skip: np.ndarray) -> np.ndarray:
     """Pack DAWG edge words from their fields."""
+    import numpy as np
+
     return np.asarray(child, np.uint64) | (np.asarray(skip, np.uint64) << np.uint64(SKIP_SHIFT))
 
 
 def split_edge_words(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(child state, skip) of DAWG edge words, as int64."""
+    import numpy as np
+
     w = np.asarray(edges, dtype=np.uint64)
     return (w & np.uint64(INDEX_MASK)).astype(np.int64), (w >> np.uint64(SKIP_SHIFT)).astype(np.int64)
 
@@ -153,11 +166,13 @@ class AdtLayout(NamedTuple):
 
     @property
     def node_dtype(self) -> np.dtype:
+        import numpy as np
+
         return np.dtype("<u4" if self.node_bytes == 4 else "<u8")
 
     @property
     def child_set_words(self) -> int:
-        return int(child_set_fields(self.letters)[0].max()) + 1
+        return child_set_field_list(self.letters)[0][-1] + 1
 
     @property
     def is_reference(self) -> bool:
@@ -184,11 +199,15 @@ class AdtLayout(NamedTuple):
 
     def node_words(self, first: np.ndarray, child_set: np.ndarray, eow: np.ndarray) -> np.ndarray:
         """Pack node words from their fields."""
+        import numpy as np
+
         return (np.asarray(first, np.uint64) | (np.asarray(child_set, np.uint64) << np.uint64(self.first_child_bits))
                 | (np.asarray(eow, np.uint64) << np.uint64(self.eow_shift))).astype(self.node_dtype)
 
     def split_node_words(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(first child, child-set index, end-of-word) of node words, as int64 arrays."""
+        import numpy as np
+
         w = np.asarray(words).astype(np.uint64)
         first = (w & np.uint64((1 << self.first_child_bits) - 1)).astype(np.int64)
         child_set = ((w >> np.uint64(self.first_child_bits)) & np.uint64((1 << self.child_set_bits) - 1)).astype(np.int64)
@@ -197,28 +216,38 @@ class AdtLayout(NamedTuple):
 
 
 def child_set_fields(letters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(word, shift, width) of each letter's field in a child-set entry.
+    """(word, shift, width) of each letter's field in a child-set entry (`child_set_field_list`), as int64 arrays."""
+    import numpy as np
+
+    word, shift, width = child_set_field_list(letters)
+    return np.array(word, np.int64), np.array(shift, np.int64), np.array(width, np.int64)
+
+
+def child_set_field_list(letters: int) -> tuple[list[int], list[int], list[int]]:
+    """(word, shift, width) of each letter's field in a child-set entry, as lists.
 
     Letter i's field is wide enough to hold i + 1 (its largest possible
     1-based position in a child block). Fields are packed from bit 0 of word 0
     and continue in the next 64-bit word when one is full: 18 letters fill
     exactly one word (the reference layout), 26 letters need two, 62 six.
     """
-    word = np.zeros(letters, np.int64)
-    shift = np.zeros(letters, np.int64)
-    width = np.zeros(letters, np.int64)
+    word, shift, width = [], [], []
     w = s = 0
     for i in range(letters):
         bits = (i + 1).bit_length()
         if s + bits > 64:
             w, s = w + 1, 0
-        word[i], shift[i], width[i] = w, s, bits
+        word.append(w)
+        shift.append(s)
+        width.append(bits)
         s += bits
     return word, shift, width
 
 
 def child_set_entries(positions: np.ndarray, letters: int) -> np.ndarray:
     """Child-set entries (M, words) from an (M, letters) table of 1-based places (0 = no child)."""
+    import numpy as np
+
     word, shift, width = child_set_fields(letters)
     out = np.zeros((len(positions), int(word.max()) + 1), np.uint64)
     for letter in range(letters):
@@ -229,6 +258,8 @@ def child_set_entries(positions: np.ndarray, letters: int) -> np.ndarray:
 
 def child_set_positions(entries: np.ndarray, letters: int) -> np.ndarray:
     """(M, letters) 1-based place of each letter's child in its block (0 = none), from entries (M, words)."""
+    import numpy as np
+
     word, shift, width = child_set_fields(letters)
     sets = entries[:, word]
     return ((sets >> shift.astype(np.uint64)) & ((np.uint64(1) << width.astype(np.uint64)) - np.uint64(1))).astype(np.int64)

@@ -18,16 +18,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 import msgpack
-import numpy as np
 
 from .charset import MAX_FACE_LETTERS, MAX_LETTERS, Charset, letter_problem
 from .errors import DawgError
 from .formats import FORMATS, ManifestEntry
-from .formats.common import HEADER, MANIFEST_VERSION, MAX_INDEX
+from .formats.common import MANIFEST_VERSION, MAX_INDEX, MAX_WORD_LENGTH
 from .schema import BadField, fields, integer, list_of, optional, pair, sha256, shown, text
 from .written import WRITTEN_FILE
 
-MAX_LENGTH = int(np.iinfo(HEADER["max_length"]).max)  # 255: the headers store word lengths in one byte
 MAX_REASON = 40  # characters of a drop reason: a tile's ("q_without_u") fits with a face of MAX_FACE_LETTERS
 
 
@@ -110,11 +108,11 @@ BUILD_FIELDS = dict(
     tool=text(r"[^\x00-\x1f\x7f]{1,200}", "a one-line tool name"),
     source=fields(name=text(r"[^/\x00-\x1f\x7f]{1,255}", "a file name"), sha256=sha256, bytes=integer(),
                   lines=integer(), entries=integer()),
-    options=fields(charset=charset_letters, min_length=integer(1, MAX_LENGTH),
-                   max_length=optional(integer(1, MAX_LENGTH))),
+    options=fields(charset=charset_letters, min_length=integer(1, MAX_WORD_LENGTH),
+                   max_length=optional(integer(1, MAX_WORD_LENGTH))),
     charset=charset_letters,
     words=integer(1, MAX_INDEX - 1),
-    max_length=integer(1, MAX_LENGTH),
+    max_length=integer(1, MAX_WORD_LENGTH),
     dropped=counts,
 )
 

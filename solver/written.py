@@ -26,11 +26,14 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .charset import Charset
 from .errors import DawgError
+from .record import Record
+
+if TYPE_CHECKING:
+    import numpy as np
 
 WRITTEN_FILE = "written.bin"
 MAGIC = b"BGWRITN1"
@@ -41,16 +44,16 @@ MAX_FORM_CHARS = 255  # characters of one spelling
 MAX_BLOCK_BYTES = BLOCK_WORDS * (1 + MAX_FORMS) * (4 * MAX_FORM_CHARS + 1)  # a block's text, decompressed
 CACHED_BLOCKS = 16
 
-HEADER = np.dtype([
-    ("magic", "S8"),
-    ("version", "<u4"),
-    ("words", "<u4"),  # words with spellings
-    ("blocks", "<u4"),
-    ("block_words", "<u4"),
-    ("key_bytes", "<u4"),
-    ("data_bytes", "<u4"),
-])
-assert HEADER.itemsize == 32
+HEADER = Record(
+    ("magic", "8s"),
+    ("version", "I"),
+    ("words", "I"),  # words with spellings
+    ("blocks", "I"),
+    ("block_words", "I"),
+    ("key_bytes", "I"),
+    ("data_bytes", "I"),
+)
+assert HEADER.size == 32
 
 
 def block_text(entries: list[tuple[str, tuple[str, ...]]]) -> bytes:
@@ -68,14 +71,14 @@ def form_problem(form: str) -> str | None:
 class WrittenForms:
     """The spellings of a build's words, read from its `written.bin` (mapped; see the module docstring)."""
 
-    def __init__(self, path: Path, data: np.ndarray, charset: Charset, word_count: int) -> None:
+    def __init__(self, path: Path, data: memoryview, charset: Charset, word_count: int) -> None:
         self.path = path
         self.charset = charset
         self._data = data
         head, blocks, key_offsets = self._layout(data, word_count)
         self.words = int(head["words"])
         self._blocks = blocks
-        self._base = HEADER.itemsize + 8 * (len(blocks))  # where the key text starts
+        self._base = HEADER.size + 8 * (len(blocks))  # where the key text starts
         self._data_start = self._base + int(head["key_bytes"])
         keys = bytes(data[self._base:self._data_start])
         try:
@@ -94,20 +97,22 @@ class WrittenForms:
     def _bad(self, problem: str) -> DawgError:
         return DawgError(f"{self.path}: {problem}; the file is corrupt or from another build")
 
-    def _layout(self, data: np.ndarray, word_count: int) -> tuple[np.void, np.ndarray, np.ndarray]:
-        if len(data) < HEADER.itemsize:
+    def _layout(self, data: memoryview, word_count: int) -> tuple[dict, np.ndarray, np.ndarray]:
+        import numpy as np
+
+        if len(data) < HEADER.size:
             raise self._bad("shorter than its header")
-        head = data[:HEADER.itemsize].view(HEADER)[0]
+        head = HEADER.unpack(data)
         if head["magic"] != MAGIC or head["version"] != VERSION:
             raise self._bad(f"not a written-forms file of version {VERSION}")
         blocks, words, per = int(head["blocks"]), int(head["words"]), int(head["block_words"])
         if per != BLOCK_WORDS or not 0 < words <= word_count or blocks != -(-words // per):
             raise self._bad(f"header counts disagree ({words} words in {blocks} blocks of {per})")
-        tables = HEADER.itemsize + 8 * (blocks + 1)
+        tables = HEADER.size + 8 * (blocks + 1)
         size = tables + int(head["key_bytes"]) + int(head["data_bytes"])
         if len(data) != size:
             raise self._bad(f"{len(data)} bytes, its header says {size}")
-        offsets = data[HEADER.itemsize:tables].view("<u4").astype(np.int64)
+        offsets = np.frombuffer(data[HEADER.size:tables], "<u4").astype(np.int64)
         block_offsets, key_offsets = offsets[:blocks + 1], offsets[blocks + 1:]
         for table, end in ((block_offsets, head["data_bytes"]), (key_offsets, head["key_bytes"])):
             if table[0] != 0 or table[-1] != end or np.any(np.diff(table) <= 0):

@@ -26,7 +26,7 @@ from boggle_dawg.solver.formats.trie import TRIE_FILE, TRIE_MAGIC
 from boggle_dawg.solver.layout import NARROW, AdtLayout, child_set_entries, edge_word
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
-CRC_OFFSET = HEADER.fields["crc32"][1]
+CRC_OFFSET = HEADER.span("crc32")[0]
 
 
 # --- writers -------------------------------------------------------------------------
@@ -35,17 +35,9 @@ CRC_OFFSET = HEADER.fields["crc32"][1]
 def header_bytes(magic: bytes, letters: str, max_length: int, words: int, nodes: int, edges: int,
                  body: bytes) -> bytes:
     """A trie/DAWG header; counts are stored modulo 2**32 as the u32 fields would hold them."""
-    head = np.zeros((), HEADER)
-    head["magic"] = magic
-    head["version"] = LEGACY_VERSION
-    head["charset_size"] = len(letters)
-    head["max_length"] = min(max_length, 255)
-    head["charset"] = letters.upper().encode("ascii")
-    head["words"] = words % 2**32
-    head["nodes"] = nodes % 2**32
-    head["edges"] = edges % 2**32
-    head["crc32"] = zlib.crc32(body)
-    return head.tobytes()
+    return HEADER.pack(magic=magic, version=LEGACY_VERSION, charset_size=len(letters), max_length=min(max_length, 255),
+                       charset=letters.upper().encode("ascii"), words=words % 2**32, nodes=nodes % 2**32,
+                       edges=edges % 2**32, crc32=zlib.crc32(body))
 
 
 def trie_file(letters: str, first, mask, eow, max_length: int) -> bytes:
@@ -86,8 +78,8 @@ def file_entry(name: str, data: bytes) -> dict:
 def repair_crc(path: Path) -> None:
     """Recompute the header CRC-32 of a trie/DAWG file, whatever else is wrong with it."""
     data = bytearray(path.read_bytes())
-    if len(data) >= HEADER.itemsize:
-        data[CRC_OFFSET:CRC_OFFSET + 4] = zlib.crc32(bytes(data[HEADER.itemsize:])).to_bytes(4, "little")
+    if len(data) >= HEADER.size:
+        data[CRC_OFFSET:CRC_OFFSET + 4] = zlib.crc32(bytes(data[HEADER.size:])).to_bytes(4, "little")
         path.write_bytes(bytes(data))
 
 

@@ -207,9 +207,9 @@ def _u(data: bytes, offset: int, size: int) -> int:
 def header_fields(name: str, data: bytes) -> list[Field]:
     out = []
     for key in HEADER.names:
-        dtype, offset = HEADER.fields[key][:2]
+        offset, size = HEADER.span(key)
         if key not in ("magic", "charset"):
-            out.append(Field(name, offset, dtype.itemsize, 0, 8 * dtype.itemsize, _u(data, 40, 4), f"header.{key}"))
+            out.append(Field(name, offset, size, 0, 8 * size, _u(data, 40, 4), f"header.{key}"))
     return out
 
 
@@ -225,7 +225,7 @@ def node_fields(name: str, offset: int, index: int, bound: int, what: str) -> li
 
 
 def trie_fields(data: bytes, rng: random.Random) -> list[Field]:
-    n = max(1, (len(data) - HEADER.itemsize) // 8)
+    n = max(1, (len(data) - HEADER.size) // 8)
     return header_fields(TRIE_FILE, data) + node_fields(TRIE_FILE, 64, rng.randrange(n), n, "node")
 
 

@@ -124,8 +124,7 @@ def test_builds_store_the_alphabet_and_round_trip(alphabet):
         lex = open_lexicon(out, fmt)
         assert lex.charset == Charset(letters, tuple(tiles.items()))
         assert lex.language.name == name
-    head = (out / "trie.bin").read_bytes()[:HEADER.itemsize]
-    fields = np.frombuffer(head, HEADER)[0]
+    fields = HEADER.unpack((out / "trie.bin").read_bytes())
     assert fields["version"] == 2 and int(fields["node_words"]) == (1 if len(letters) <= 26 else 2)
 
 
@@ -238,20 +237,20 @@ def test_proof_agrees_with_brute_force(tmp_path, alphabet_letters, letters, rows
 def test_a_damaged_alphabet_block_or_an_unknown_version_is_one_line(alphabet, tmp_path):
     _, letters, _, _, out, _, _ = alphabet
     data = bytearray((out / "trie.bin").read_bytes())
-    block = int(np.frombuffer(bytes(data[:HEADER.itemsize]), HEADER)[0]["alphabet_bytes"])
-    cases = {"upper case": (HEADER.itemsize, letters[0].upper().encode()),
-             "version 3": (HEADER.fields["version"][1], (3).to_bytes(2, "little"))}
+    block = HEADER.unpack(data)["alphabet_bytes"]
+    cases = {"upper case": (HEADER.size, letters[0].upper().encode()),
+             "version 3": (HEADER.span("version")[0], (3).to_bytes(2, "little"))}
     for name, (offset, new) in cases.items():
         damaged = bytearray(data)
         damaged[offset:offset + len(new)] = new
-        crc = HEADER.fields["crc32"][1]
-        damaged[crc:crc + 4] = zlib.crc32(bytes(damaged[HEADER.itemsize:])).to_bytes(4, "little")
+        crc = HEADER.span("crc32")[0]
+        damaged[crc:crc + 4] = zlib.crc32(bytes(damaged[HEADER.size:])).to_bytes(4, "little")
         path = tmp_path / f"{name}.bin"
         path.write_bytes(bytes(damaged))
         expected = "header charset is invalid" if name == "upper case" else "format version 3, this reader knows 1, 2"
         with pytest.raises(DawgError, match=f"^{path}: {expected}$"):
             open_lexicon(path)
-    assert block % 8 == 0 and data[HEADER.itemsize:HEADER.itemsize + block].rstrip(b"\0").decode().startswith(letters)
+    assert block % 8 == 0 and data[HEADER.size:HEADER.size + block].rstrip(b"\0").decode().startswith(letters)
 
 
 def test_a_board_letter_the_language_folds_reads_as_its_fold(tmp_path):
@@ -285,7 +284,7 @@ def test_a_language_that_folds_an_ascii_letter_looks_words_up_folded(tmp_path):
 
 def test_english_files_keep_the_first_format_version(make_lexicon):
     out = make_lexicon(["quit", "cat", "zebra", "aqua"])
-    fields = np.frombuffer((out / "trie.bin").read_bytes()[:HEADER.itemsize], HEADER)[0]
+    fields = HEADER.unpack((out / "trie.bin").read_bytes())
     assert fields["version"] == 1 and bytes(fields["charset"]).rstrip(b"\0") == b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     assert int(fields["node_words"]) == 0 and int(fields["alphabet_bytes"]) == 0
 

@@ -46,13 +46,10 @@ ALL = Charset("abcdefghijklmnopqrstuvwxyz")
 
 def header_and_body(magic: bytes, charset: Charset, words: int, nodes: int, edges: int, body: bytes,
                     max_length: int = 15) -> bytes:
-    head = np.zeros((), HEADER)
-    head["magic"], head["version"] = magic, LEGACY_VERSION
-    head["charset_size"], head["max_length"] = len(charset), max_length
-    head["charset"] = charset.letters.upper().encode()
-    head["words"], head["nodes"], head["edges"] = words, nodes, edges
-    head["crc32"] = zlib.crc32(body)
-    return head.tobytes() + body
+    head = HEADER.pack(magic=magic, version=LEGACY_VERSION, charset_size=len(charset), max_length=max_length,
+                       charset=charset.letters.upper().encode(), words=words, nodes=nodes, edges=edges,
+                       crc32=zlib.crc32(body))
+    return head + body
 
 
 def write_trie(directory: Path, first, mask, eow) -> Path:
@@ -219,7 +216,7 @@ def test_valid_hand_built_trie_and_dawg_open(tmp_path):
 # --- files changed under a running lexicon ----------------------------------------------------
 
 
-def overwrite_body(path: Path, offset: int = HEADER.itemsize) -> None:
+def overwrite_body(path: Path, offset: int = HEADER.size) -> None:
     """Zero a file's bytes after `offset` in place (same inode, same size)."""
     with open(path, "r+b") as fh:
         fh.seek(offset)
@@ -236,7 +233,7 @@ def test_writable_file_changed_in_place_does_not_change_scores(make_lexicon, fmt
     expected = lex.score_many([BOARD]).tolist()
     assert expected[0] > 0
     for name in names:
-        overwrite_body(directory / name, HEADER.itemsize if fmt != "adtdawg" else 4)
+        overwrite_body(directory / name, HEADER.size if fmt != "adtdawg" else 4)
     assert lex.score_many([BOARD]).tolist() == expected  # a private copy: unaffected
     assert lex.score(BOARD) == expected[0]
     lex.check_unchanged()

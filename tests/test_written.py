@@ -10,7 +10,6 @@ import shutil
 import zlib
 
 import msgpack
-import numpy as np
 import pytest
 
 from boggle_dawg.compiler.build import build_lexicon
@@ -147,7 +146,7 @@ def test_a_written_file_changed_after_the_build_is_refused_on_open(tmp_path):
 @pytest.mark.parametrize("damage, message", [
     (lambda d: b"NOTWRITN" + d[8:], "not a written-forms file"),
     (lambda d: d[:-3], "bytes, its header says"),
-    (lambda d: d[:HEADER.itemsize - 1], "shorter than its header"),
+    (lambda d: d[:HEADER.size - 1], "shorter than its header"),
 ])
 def test_a_damaged_written_file_that_its_manifest_vouches_for_is_one_error_on_open(tmp_path, damage, message):
     _, out = build(tmp_path, GERMAN_LIST)
@@ -159,7 +158,7 @@ def test_a_damaged_written_file_that_its_manifest_vouches_for_is_one_error_on_op
 def test_a_damaged_block_is_one_error_when_read_and_a_failed_verify(tmp_path):
     _, out = build(tmp_path, GERMAN_LIST)
     data = bytearray((out / WRITTEN_FILE).read_bytes())
-    head = np.frombuffer(bytes(data[:HEADER.itemsize]), HEADER)[0]
+    head = HEADER.unpack(data)
     start = len(data) - int(head["data_bytes"])
     block = zlib.compress(b"strasse\tStra\xc3\x9fe", 9)  # one word where the tables say five
     rewrite(out, bytes(data[:start]) + block)

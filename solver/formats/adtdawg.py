@@ -13,8 +13,7 @@ from __future__ import annotations
 import fnmatch
 from functools import cached_property
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..board_walk import Walk
 from ..charset import JPA14, Charset
@@ -39,12 +38,14 @@ from ..walk_kernels import (
     unsigned,
 )
 from .base import Descents, Field, Format, Lexicon, ManifestEntry, Snapshot, WordSteps, check, index_count, spans, verify_sha256
-from .common import HEADER
+from .common import MAX_WORD_LENGTH
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ADT_FILES = tuple(f"adtdawg-{part}.dat" for part in (1, 2, 3, 4))
 REFERENCE_ADT_GLOB = "Four_Part_{part}_DTDAWG_For_Lexicon_*.dat"
-MAX_WORD_LENGTH = int(np.iinfo(HEADER["max_length"]).max)  # as long as a trie or DAWG header can say
-TRACKING_DTYPE = np.dtype(np.int32)  # the walk's tracking numbers, hence its word ids
+TRACKING_DTYPE, TRACKING_BITS = "<i4", 32  # the walk's tracking numbers, hence its word ids
 TRACKING_BYTE_MAX = 255  # part 4 holds tracking numbers that fit a byte
 # The board walk's node entries (`walk_entries`): first child in bits 0-31, end of word at ENTRY_EOW, and
 # the letters of its children (its child set's mask) from ENTRY_KIDS up; above NARROW_ENTRY_LETTERS letters
@@ -64,6 +65,8 @@ class AdtLexicon(Lexicon):
 
     @classmethod
     def load(cls, snap: Snapshot, names: list[str], recorded: ManifestEntry | None) -> AdtLexicon:
+        import numpy as np
+
         paths = [snap.path / name for name in names]
         parts = [snap.read(name) for name in names]
         if recorded:
@@ -73,7 +76,7 @@ class AdtLexicon(Lexicon):
             layout, charset = AdtLayout.from_manifest(recorded.section["layout"]), recorded.charset
         else:
             charset, layout = Charset(JPA14), AdtLayout()
-        p1, p2, p3, p4 = parts
+        p1, p2, p3, p4 = (np.frombuffer(part, np.uint8) for part in parts)
         n = header_count(paths[0], p1, "<u4")
         m = header_count(paths[1], p2, "<u8")
         k = header_count(paths[2], p3, "<u4")
@@ -102,6 +105,8 @@ class AdtLexicon(Lexicon):
 
     @cached_property
     def walk(self) -> Walk:
+        import numpy as np
+
         letters = self.layout.letters
         # one extra row: the start block as a virtual child set (letter i -> node i + 1)
         pos = np.vstack([self.positions(), np.arange(1, letters + 1)])
@@ -122,6 +127,8 @@ class AdtLexicon(Lexicon):
         return child_set_positions(self.child_sets, self.layout.letters)
 
     def _validate(self, paths: list[Path]) -> None:
+        import numpy as np
+
         p1, p2, p3, _ = paths
         lay = self.layout
         n = len(self.nodes) - 1
@@ -147,7 +154,7 @@ class AdtLexicon(Lexicon):
         check(tracking[self.wide_nodes + 1:] <= TRACKING_BYTE_MAX, p3, "tracking number too large for part 4")
         limit = np.iinfo(TRACKING_DTYPE).max
         check(tracking <= limit, p3, f"tracking number above {limit}: more words than the walk's "
-               f"{TRACKING_DTYPE.itemsize * 8}-bit word numbers can count")
+               f"{TRACKING_BITS}-bit word numbers can count")
         words = eow + np.where(first > 0, tracking[first], 0)
         # The child blocks, each (first child, children) once, in that order: unique keys first * 64 + children
         # (a block has fewer than 64 children), a sort of integers rather than of rows.
@@ -177,6 +184,8 @@ class AdtLexicon(Lexicon):
     def _longest_word(self, path: Path) -> int:
         """Letters in the longest word, from the graph: the longest path from a start node (every node
         leads to a word), found by relaxing all edges at once, a letter more each round."""
+        import numpy as np
+
         first, child_set, eow = self.fields()
         pos = self.positions()
         parents = np.flatnonzero(first)
@@ -199,6 +208,8 @@ class AdtLexicon(Lexicon):
     def _descents(self) -> Descents:
         """Descents in one loop, as `adtdawg_numbers` descends: the start block, then child-set
         positions; `number` follows the tracking markers, the others need none."""
+        import numpy as np
+
         lay = self.layout
         nodes, tracking = np.ascontiguousarray(self.nodes).data, np.ascontiguousarray(self.tracking).data
         positions = np.ascontiguousarray(self.walk.inputs[2]).data
@@ -253,6 +264,8 @@ class AdtLexicon(Lexicon):
 
     def word_steps(self) -> WordSteps:
         # a state of the walk: (node, its tracking marker: the number it has if it ends a word)
+        import numpy as np
+
         lay = self.layout
         first, child_set, eow = (Field(self.nodes, shift, (1 << bits) - 1) for shift, bits in
                                  ((0, lay.first_child_bits), (lay.first_child_bits, lay.child_set_bits),
@@ -317,6 +330,8 @@ def walk_entries(fields: tuple[np.ndarray, np.ndarray, np.ndarray], set_mask: np
     the child for a letter is the first child plus the node's child letters below it (a popcount),
     with no child-set table between a node and its children (15% more JPA14 boards a CPU-second).
     fields: `AdtLexicon.fields()`."""
+    import numpy as np
+
     first, child_set, eow = fields
     kids = set_mask[child_set]
     head = first | (eow << ENTRY_EOW)
@@ -326,6 +341,8 @@ def walk_entries(fields: tuple[np.ndarray, np.ndarray, np.ndarray], set_mask: np
 
 
 def header_count(path: Path, data: np.ndarray, dtype: str) -> int:
+    import numpy as np
+
     size = np.dtype(dtype).itemsize
     if len(data) < size:
         raise DawgError(f"{path}: truncated (no count header)")

@@ -27,8 +27,6 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np
-
 from ..board_walk import Found, Walk, python_inputs, solve_one
 from ..charset import Charset, lower, upper
 from ..errors import DawgError, ParameterError, is_whole, reading
@@ -38,6 +36,8 @@ from ..walk_kernels import DONE, TOO_DEEP, WORD_END
 from .common import FORMAT_VERSIONS, HEADER, LEGACY_VERSION, MAX_INDEX, read_alphabet
 
 if TYPE_CHECKING:  # boards and rules are read where one is scored: word queries need neither
+    import numpy as np
+
     from ..backends import Scorer
     from ..board import Board, Shape
     from ..language import Language
@@ -55,13 +55,15 @@ MAX_WORD_IDS = 1 << 28  # word numbers a walk may produce: each scoring thread k
 
 
 def check(ok, path: Path, message: str) -> None:
-    """Raise DawgError naming `path` unless every element of `ok` holds."""
-    if not np.all(ok):
+    """Raise DawgError naming `path` unless `ok` holds: a bool, or a numpy array every element of which must."""
+    if not (ok.all() if hasattr(ok, "all") else ok):
         raise DawgError(f"{path}: {message}")
 
 
 def spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The indices start, start + 1, ..., start + length - 1 of each span, concatenated."""
+    import numpy as np
+
     ends = np.cumsum(lengths)
     return np.repeat(starts, lengths) + (np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - lengths, lengths))
 
@@ -103,20 +105,21 @@ class Snapshot:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
         return open(name, "rb", opener=lambda n, flags: os.open(n, flags | os.O_NONBLOCK, dir_fd=self.fd))
 
-    def read(self, name: str, what: str = "lexicon file") -> np.ndarray:
+    def read(self, name: str, what: str = "lexicon file") -> memoryview:
         """The bytes of a file: mapped when it has no write permission bits, else a private copy. The
         mapping is populated at once (Linux's MAP_POPULATE): the open validates every byte, and one
-        populating call costs a tenth of what touching the pages one fault at a time does."""
+        populating call costs a tenth of what touching the pages one fault at a time does. A
+        memoryview, which numpy reads without a copy (`np.frombuffer`) once a format needs arrays."""
         path = self.path / name
         with reading(path, what), self.open(name) as fh:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode):
                 raise DawgError(f"{path}: not a regular file")
             if st.st_mode & 0o222 or st.st_size == 0:
-                return np.frombuffer(fh.read(), np.uint8)
+                return memoryview(fh.read())
             view = mmap.mmap(fh.fileno(), 0, flags=mmap.MAP_SHARED | MAP_POPULATE, prot=mmap.PROT_READ)
             self.mapped.append(_MappedFile(path, os.dup(fh.fileno()), _identity(st)))
-        return np.frombuffer(view, np.uint8)
+        return memoryview(view)
 
     def hand_over(self, lex: Lexicon) -> None:
         """Give the mapped files to `lex` (their descriptors close with it)."""
@@ -134,8 +137,8 @@ def _close_all(fds: list[int]) -> None:
         os.close(fd)
 
 
-def verify_sha256(path: Path, data: np.ndarray, expected: dict) -> None:
-    if len(data) != expected["bytes"] or hashlib.sha256(data.data).hexdigest() != expected["sha256"]:
+def verify_sha256(path: Path, data: memoryview, expected: dict) -> None:
+    if len(data) != expected["bytes"] or hashlib.sha256(data).hexdigest() != expected["sha256"]:
         raise DawgError(f"{path}: does not match its manifest (size or SHA-256 differs); "
                         f"the file is corrupt or from another build")
 
@@ -306,6 +309,8 @@ class Lexicon:
         kernels on `jobs` threads under `rules`, or with `scorer` (an open scorer of this lexicon,
         which stays open, and its rules) when given. Sizes may be mixed; `shape` sets the size of
         every text board. `progress(n)` is called as n more boards are done. A bad board raises BoardError."""
+        import numpy as np
+
         if scorer is None:
             with self.scorer(jobs, rules=rules) as own:
                 return self.score_many(boards, skip_foreign=skip_foreign, shape=shape, progress=progress, scorer=own)
@@ -357,6 +362,8 @@ class Lexicon:
         """The words that start with `prefix` (as users write it), in order, folded or `spelled`, with
         their numbers: a chunk of at most LISTED_WORDS at a time from the format's compiled word listing
         (`Walk.words_kernel`), resumed where it stopped, each chunk made into strings all at once."""
+        import numpy as np
+
         folded = self._folded(self._completed(prefix))
         if folded is None or self.charset.outside(folded):
             return
@@ -563,6 +570,8 @@ class Lexicon:
         """The number of each word (as `key_id` gives it), -1 for a word the lexicon lacks (or not a
         string): the batch lookup, compiled (`_query_kernel`), the words folded as `key_id` folds
         them, all at once."""
+        import numpy as np
+
         words = list(words)
         if not words:  # ("".join of none is one empty word to split)
             return np.empty(0, np.int64)
@@ -594,6 +603,8 @@ class Lexicon:
         """The letter codes of `words` folded as `_folded` folds one, in one array: word i is
         codes[starts[i]:ends[i]]; a letter outside the charset, or a tile's letter outside its face,
         is a code no kernel follows (BAD_CODE). Each step runs over all the words at once."""
+        import numpy as np
+
         try:
             text = "\n".join(words)
         except TypeError:  # not all strings
@@ -623,6 +634,8 @@ class Lexicon:
     @cached_property
     def _ascii_codes(self) -> np.ndarray:
         """The code of each ASCII character as `_code_map` gives it."""
+        import numpy as np
+
         table = np.full(128, BAD_CODE, np.uint8)
         for code, letter in enumerate(self.charset.letters):
             if letter.isascii():
@@ -705,6 +718,8 @@ class Field:
     `Lexicon.word_steps`); item i is in word i * stride + offset."""
 
     def __init__(self, words: np.ndarray, shift: int = 0, mask: int = -1, stride: int = 1, offset: int = 0) -> None:
+        import numpy as np
+
         self.words = np.ascontiguousarray(words).data  # items read as Python ints, without numpy scalars
         self.shift, self.mask, self.stride, self.offset = shift, mask, stride, offset
 
@@ -722,6 +737,8 @@ def letter_step(nodes: np.ndarray, layout: NodeLayout) -> Callable[[int, int], i
     """`step(node, letter)`: the index (a trie's child node, a DAWG's edge) that a trie or DAWG node's
     letter leads to, its first child plus the rank of the letter among the node's letters, or None
     where the node has no such letter: one read of a node word for the letters, one for the first child."""
+    import numpy as np
+
     words = np.ascontiguousarray(nodes).data
     stride, mask_word, shift, letters_mask = layout.words, layout.mask_word, layout.mask_shift, layout.letter_mask
 
@@ -756,6 +773,8 @@ class TrieNodes:
     @cached_property
     def height(self) -> int:
         """Letters on the longest root-to-leaf path (the deepest stack a walk can need)."""
+        import numpy as np
+
         first, mask, _ = self.layout.split(self.nodes)
         kids = np.bitwise_count(mask.astype(np.uint64)).astype(np.int64)
         level, height = np.zeros(1, np.int64), 0
@@ -802,42 +821,41 @@ class Format(NamedTuple):
 
 
 class FileHeader(NamedTuple):
-    """A checked trie or DAWG header: its fields, the charset, the node layout and where the body starts."""
+    """A checked trie or DAWG header: its fields (`HEADER`'s), the charset, the node layout and where the body starts."""
 
-    fields: np.void
+    fields: dict
     charset: Charset
     layout: NodeLayout
-    body: np.ndarray
+    body: memoryview
 
 
-def read_header(path: Path, data: np.ndarray, magic: bytes, kind: str) -> FileHeader:
+def read_header(path: Path, data: memoryview, magic: bytes, kind: str) -> FileHeader:
     """The checked 64-byte header of a trie or DAWG file (magic, version, charset, CRC-32) and,
     in format version 2, its alphabet block."""
-    if len(data) < HEADER.itemsize:
-        raise DawgError(f"{path}: truncated ({len(data)} bytes, the header alone is {HEADER.itemsize})")
-    head = data[:HEADER.itemsize].view(HEADER)[0]
-    if head["magic"] != magic.rstrip(b"\0"):
+    if len(data) < HEADER.size:
+        raise DawgError(f"{path}: truncated ({len(data)} bytes, the header alone is {HEADER.size})")
+    head = HEADER.unpack(data)
+    if head["magic"] != magic:
         raise DawgError(f"{path}: not a {kind} file (bad magic number)")
-    version = int(head["version"])
+    version = head["version"]
     if version not in FORMAT_VERSIONS:
         raise DawgError(f"{path}: format version {version}, this reader knows "
                         f"{', '.join(map(str, FORMAT_VERSIONS))}")
-    n = int(head["charset_size"])
-    block = int(head["alphabet_bytes"])
-    body = data[HEADER.itemsize:]
-    if zlib.crc32(body.data) != int(head["crc32"]):
+    n = head["charset_size"]
+    block = head["alphabet_bytes"]
+    body = data[HEADER.size:]
+    if zlib.crc32(body) != head["crc32"]:
         raise DawgError(f"{path}: checksum mismatch (corrupt file)")
     try:
         if version == LEGACY_VERSION:
-            charset = Charset(bytes(head["charset"]).decode("ascii").lower())
-            ok = charset.legacy and block == 0 and int(head["node_words"]) == 0
+            charset = Charset(head["charset"].rstrip(b"\0").decode("ascii").lower())
+            ok = charset.legacy and block == 0 and head["node_words"] == 0
         else:
             charset = read_alphabet(bytes(body[:block]))
-            ok = block % 8 == 0 and not any(bytes(head["charset"])) and int(head["node_words"]) == \
-                node_layout(len(charset)).words
+            ok = block % 8 == 0 and not any(head["charset"]) and head["node_words"] == node_layout(len(charset)).words
     except (ValueError, UnicodeDecodeError):
         ok = False
-    if not ok or len(charset) != n or any(bytes(head["reserved1"])):
+    if not ok or len(charset) != n or any(head["reserved1"]):
         raise DawgError(f"{path}: header charset is invalid")
     if head["words"] < 1:
         raise DawgError(f"{path}: holds no words")
@@ -849,6 +867,8 @@ def narrow_halves(words: np.ndarray, layout: NodeLayout) -> memoryview | None:
     a large one, slower to shift and mask): node n's first child or edge at 2n, its letters (from
     bit 0, as LETTERS_SHIFT is 32) and end of word (bit HALF_EOW_SHIFT) at 2n + 1. None for wide
     nodes, or where the machine's byte order is not the files' (little-endian)."""
+    import numpy as np
+
     if layout.words != 1 or sys.byteorder != "little":
         return None
     return np.ascontiguousarray(words).view(np.uint32).data
@@ -857,6 +877,8 @@ def narrow_halves(words: np.ndarray, layout: NodeLayout) -> memoryview | None:
 def check_node_bits(path: Path, nodes: np.ndarray, layout: NodeLayout, letters: int, what: str) -> None:
     """Check trie or DAWG node words: letter masks within the charset, reserved bits zero. A bit set in
     any word is set in the OR of all of them: one pass over the file, no copy."""
+    import numpy as np
+
     ored = np.bitwise_or.reduce(nodes.reshape(-1, layout.words), axis=0)
     check(layout.split(ored)[1] >> letters == 0, path, f"{what} letter mask names letters beyond the charset")
     check(layout.reserved(ored) == 0, path, f"{what} has reserved bits set")
@@ -868,6 +890,8 @@ def child_ranges(nodes: np.ndarray, layout: NodeLayout, lowest: int,
     nodes with children, the range [start, end) of their children (int64: numpy indexes with these
     fastest), whether every node without children points at none and whether every range lies in
     [lowest, limit)."""
+    import numpy as np
+
     first, kids, eow = layout.children(nodes)
     inner = np.flatnonzero(kids != 0)  # numpy finds the true items of a bool array fastest
     start = first[inner].astype(np.int64)

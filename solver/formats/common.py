@@ -15,32 +15,33 @@ the letters and tiles (`alphabet_block`), and `node_words` says the node layout.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..charset import Charset
 from ..layout import INDEX_MASK
+from ..record import Record
 
 LEGACY_VERSION = 1  # charsets `Charset.legacy` accepts, narrow nodes, no alphabet block
 FORMAT_VERSION = 2  # any charset: the alphabet block, narrow or wide nodes
 FORMAT_VERSIONS = (LEGACY_VERSION, FORMAT_VERSION)
 
-HEADER = np.dtype([
-    ("magic", "S8"),
-    ("version", "<u2"),
-    ("charset_size", "u1"),
-    ("max_length", "u1"),
-    ("charset", "S26"),
-    ("alphabet_bytes", "<u2"),  # version 2: bytes of the alphabet block after the header (version 1: 0)
-    ("words", "<u4"),
-    ("nodes", "<u4"),
-    ("edges", "<u4"),
-    ("crc32", "<u4"),
-    ("node_words", "u1"),  # version 2: u64 words per node (1 narrow, 2 wide; version 1: 0, narrow)
-    ("reserved1", "S7"),
-])
-assert HEADER.itemsize == 64
+HEADER = Record(
+    ("magic", "8s"),
+    ("version", "H"),
+    ("charset_size", "B"),
+    ("max_length", "B"),
+    ("charset", "26s"),
+    ("alphabet_bytes", "H"),  # version 2: bytes of the alphabet block after the header (version 1: 0)
+    ("words", "I"),
+    ("nodes", "I"),
+    ("edges", "I"),
+    ("crc32", "I"),
+    ("node_words", "B"),  # version 2: u64 words per node (1 narrow, 2 wide; version 1: 0, narrow)
+    ("reserved1", "7s"),
+)
+assert HEADER.size == 64
+MAX_WORD_LENGTH = 255  # the header's max_length is one byte
 
-NODE_DTYPE = np.dtype("<u8")
+NODE_DTYPE = "<u8"  # a node word (numpy's name for it)
+NODE_BYTES = 8
 MAX_INDEX = INDEX_MASK  # node, edge and word counts must stay below this
 
 MANIFEST_FILE = "manifest.msgpack"

@@ -10,8 +10,7 @@ edge skips along its path. Node and edge words are laid out in solver/layout.py.
 from __future__ import annotations
 
 from functools import cached_property
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..board_walk import Walk
 from ..errors import DawgError
@@ -55,22 +54,25 @@ from .base import (
     spans,
     verify_sha256,
 )
-from .common import NODE_DTYPE
+from .common import NODE_BYTES, NODE_DTYPE
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DAWG_MAGIC = b"BOGDAWG\x00"
 DAWG_FILE = "dawg.bin"
-EDGE_DTYPE = np.dtype("<u8")
-COUNT_DTYPE = np.dtype("<u4")
+EDGE_DTYPE, EDGE_BYTES = "<u8", 8
+COUNT_DTYPE, COUNT_BYTES = "<u4", 4
 
 
 def dawg_sections(states: int, edges: int, layout: NodeLayout) -> dict[str, tuple[int, int]]:
     """Byte (offset, length) of each DAWG body section, relative to the start of the body."""
-    state_bytes = states * layout.words * NODE_DTYPE.itemsize
-    edge_bytes = edges * EDGE_DTYPE.itemsize
+    state_bytes = states * layout.words * NODE_BYTES
+    edge_bytes = edges * EDGE_BYTES
     return {
         "states": (0, state_bytes),
         "edges": (state_bytes, edge_bytes),
-        "counts": (state_bytes + edge_bytes, states * COUNT_DTYPE.itemsize),
+        "counts": (state_bytes + edge_bytes, states * COUNT_BYTES),
     }
 
 
@@ -83,6 +85,8 @@ class DawgLexicon(Lexicon):
 
     @classmethod
     def load(cls, snap: Snapshot, names: list[str], recorded: ManifestEntry | None) -> DawgLexicon:
+        import numpy as np
+
         path, data = snap.path / names[0], snap.read(names[0])
         if recorded:
             verify_sha256(path, data, recorded.section)
@@ -95,9 +99,9 @@ class DawgLexicon(Lexicon):
 
         def section(name, dtype):
             offset, size = sections[name]
-            return body[offset:offset + size].view(dtype)
+            return np.frombuffer(body[offset:offset + size], dtype)
 
-        states, edges, counts = section("states", NODE_DTYPE), section("edges", EDGE_DTYPE), section("counts", "<u4")
+        states, edges, counts = section("states", NODE_DTYPE), section("edges", EDGE_DTYPE), section("counts", COUNT_DTYPE)
         check_node_bits(path, states, layout, len(charset), "DAWG state")
         eow, has, start, end, points_at_none, in_range = child_ranges(states, layout, 0, n_edges)
         check(points_at_none, path, "DAWG state without children points at children")
@@ -129,6 +133,8 @@ class DawgLexicon(Lexicon):
 
     @cached_property
     def walk(self) -> Walk:
+        import numpy as np
+
         return Walk(dawg_board, (self.states.view(np.int64), *self.layout.kernel_args, self.edges.view(np.int64)),
                     self.word_count, dawg_numbers, dawg_words)
 
@@ -141,6 +147,8 @@ class DawgLexicon(Lexicon):
         """Descents in one loop, `number` adding the edges' skips up to the word's rank. Narrow
         states and the edges are read as 32-bit halves (`narrow_halves`; an edge's child at 2e, its
         skip at 2e + 1), wide states a word at a time."""
+        import numpy as np
+
         bits, halves, eow = self._letter_bits, narrow_halves(self.states, self.layout), HALF_EOW_SHIFT
         if halves is not None:
             edges = np.ascontiguousarray(self.edges).view(np.uint32).data
@@ -226,6 +234,8 @@ class DawgLexicon(Lexicon):
 
     def word_steps(self) -> WordSteps:
         # a state of the walk: (DAWG state, rank of the first word at or below it)
+        import numpy as np
+
         first, mask, eow = node_columns(self.states, self.layout)
         child, skip = Field(self.edges, 0, INDEX_MASK), Field(self.edges, SKIP_SHIFT)
 

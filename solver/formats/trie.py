@@ -9,8 +9,7 @@ their parent; a word's id is its end node.
 from __future__ import annotations
 
 from functools import cached_property
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..board_walk import Walk
 from ..errors import DawgError
@@ -53,7 +52,10 @@ from .base import (
     read_header,
     verify_sha256,
 )
-from .common import NODE_DTYPE
+from .common import NODE_BYTES, NODE_DTYPE
+
+if TYPE_CHECKING:
+    import numpy as np
 
 TRIE_MAGIC = b"BOGTRIE\x00"
 TRIE_FILE = "trie.bin"
@@ -72,9 +74,11 @@ class TrieLexicon(Lexicon):
             verify_sha256(path, data, recorded.section)
         head = read_header(path, data, TRIE_MAGIC, "trie")
         count, layout, charset = int(head.fields["nodes"]), head.layout, head.charset
-        if len(head.body) != count * layout.words * NODE_DTYPE.itemsize or count < 1:
+        if len(head.body) != count * layout.words * NODE_BYTES or count < 1:
             raise DawgError(f"{path}: size does not match its node count (truncated or corrupt)")
-        nodes = head.body.view(NODE_DTYPE)
+        import numpy as np  # here, after the checks of the bytes: the process imports it at its last moment
+
+        nodes = np.frombuffer(head.body, NODE_DTYPE)
         check_node_bits(path, nodes, layout, len(charset), "trie node")
         # A tree (every node but the root has one parent) whose leaves all end words: every
         # node leads to a word, so a walk follows only prefixes of words. The child blocks
@@ -114,6 +118,8 @@ class TrieLexicon(Lexicon):
 
     @cached_property
     def walk(self) -> Walk:
+        import numpy as np
+
         return Walk(trie_board, (self.nodes.view(np.int64), *self.layout.kernel_args), self.node_count, trie_numbers,
                     trie_words)
 
@@ -157,7 +163,7 @@ class TrieLexicon(Lexicon):
                 return ends
 
             return Descents(number_narrow, number_narrow, word_ends_narrow)
-        words, lay = np.ascontiguousarray(self.nodes).data, self.layout
+        words, lay = memoryview(self.nodes), self.layout
         stride, mask_word, shift, letters_mask = lay.words, lay.mask_word, lay.mask_shift, lay.letter_mask
 
         def number(folded: str) -> int | None:
