@@ -78,8 +78,8 @@ def _load(snap: Snapshot, fmt: str, names: list[str], manifest: Manifest | None)
             data = snap.read(WRITTEN_FILE, "written forms file")
             verify_sha256(snap.path / WRITTEN_FILE, data, manifest.written)
             lex.written_forms = WrittenForms(snap.path / WRITTEN_FILE, data, lex.charset, lex.word_count)
-    if lex.walk.id_count > MAX_WORD_IDS:
-        raise DawgError(f"{lex.path}: {lex.walk.id_count} word numbers, more than the {MAX_WORD_IDS} the "
+    if lex.id_count > MAX_WORD_IDS:
+        raise DawgError(f"{lex.path}: {lex.id_count} word numbers, more than the {MAX_WORD_IDS} the "
                         f"solver can stamp (4 bytes each per scoring thread)")
     snap.hand_over(lex)
     return lex

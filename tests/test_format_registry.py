@@ -212,8 +212,12 @@ class SortedLexicon(Lexicon):
 
     @cached_property
     def walk(self) -> Walk:
-        return Walk(sorted_board, (self.rows.ravel(), self.rows.shape[1], len(self.rows)), len(self.rows),
+        return Walk(sorted_board, (self.rows.ravel(), self.rows.shape[1], len(self.rows)), self.id_count,
                     sorted_numbers, sorted_words)
+
+    @property
+    def id_count(self) -> int:
+        return len(self.rows)  # a word's number is its row
 
 
 SORTED_FORMAT = Format("sorted", "a sorted word array searched by bisection", SortedLexicon,

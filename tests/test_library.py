@@ -71,7 +71,7 @@ def test_an_open_imports_numpy_only_for_the_node_checks(make_lexicon, tmp_path):
             "    assert 'checksum mismatch' in str(err), err\n"
             "assert 'numpy' not in sys.modules, 'numpy before the node checks'\n"
             f"assert 'cats' in open_lexicon({str(build)!r})\n"
-            "assert 'numpy' in sys.modules\n")
+            "assert 'numpy' in sys.modules and 'boggle_dawg.solver.board_walk' not in sys.modules, 'a walk made'\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
 

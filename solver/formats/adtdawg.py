@@ -15,7 +15,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..board_walk import Walk
 from ..charset import JPA14, Charset
 from ..errors import DawgError
 from ..layout import WIDE_LETTERS, AdtLayout, child_set_fields, child_set_positions
@@ -42,6 +41,8 @@ from .common import MAX_WORD_LENGTH
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from ..board_walk import Walk
 
 ADT_FILES = tuple(f"adtdawg-{part}.dat" for part in (1, 2, 3, 4))
 REFERENCE_ADT_GLOB = "Four_Part_{part}_DTDAWG_For_Lexicon_*.dat"
@@ -107,6 +108,8 @@ class AdtLexicon(Lexicon):
     def walk(self) -> Walk:
         import numpy as np
 
+        from ..board_walk import Walk
+
         letters = self.layout.letters
         # one extra row: the start block as a virtual child set (letter i -> node i + 1)
         pos = np.vstack([self.positions(), np.arange(1, letters + 1)])
@@ -116,7 +119,11 @@ class AdtLexicon(Lexicon):
         entries, wide = walk_entries(self.fields(), set_mask, letters)
         inputs = (nodes, self.tracking.astype(TRACKING_DTYPE), pos.astype(np.uint8).ravel(), set_mask, letters,
                   lay.first_child_bits, lay.child_set_bits, lay.eow_shift, entries, wide)
-        return Walk(adtdawg_board, inputs, self.word_count + 1, adtdawg_numbers, adtdawg_words)
+        return Walk(adtdawg_board, inputs, self.id_count, adtdawg_numbers, adtdawg_words)
+
+    @property
+    def id_count(self) -> int:
+        return self.word_count + 1  # tracking markers count down from the word count to 1
 
     def fields(self):
         """(first child, child-set index, end-of-word) of every node, as int64 arrays."""

@@ -27,7 +27,6 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..board_walk import Found, Walk, python_inputs, solve_one
 from ..charset import Charset, lower, upper
 from ..errors import DawgError, ParameterError, is_whole, reading
 from ..layout import EOW_SHIFT, INDEX_MASK, LETTERS_SHIFT, NARROW, NodeLayout, node_layout
@@ -35,11 +34,12 @@ from ..schema import Check, integer
 from ..walk_kernels import DONE, TOO_DEEP, WORD_END
 from .common import FORMAT_VERSIONS, HEADER, LEGACY_VERSION, MAX_INDEX, read_alphabet
 
-if TYPE_CHECKING:  # boards and rules are read where one is scored: word queries need neither
+if TYPE_CHECKING:  # boards, rules and walks are read where one is scored: word queries need none
     import numpy as np
 
     from ..backends import Scorer
     from ..board import Board, Shape
+    from ..board_walk import Found, Walk
     from ..language import Language
     from ..rules import Rules
     from ..written import WrittenForms
@@ -222,6 +222,12 @@ class Lexicon:
         """The kernel inputs of this format: views of the mapped files and small derived tables."""
         raise NotImplementedError
 
+    @property
+    def id_count(self) -> int:
+        """The word ids a walk of this format produces are 0..id_count - 1 (`Walk.id_count`): each scoring
+        thread keeps a stamp per id. Known without making the walk, which an open need not do."""
+        raise NotImplementedError
+
     def as_trie(self) -> TrieNodes | None:
         """This lexicon's nodes as a trie, for code that walks a trie itself (the CUDA backend, the
         proof tables); None when the format holds none (such code then starts from the words)."""
@@ -230,6 +236,8 @@ class Lexicon:
     @cached_property
     def python_inputs(self) -> tuple:
         """The kernel inputs as the CPython engine reads them."""
+        from ..board_walk import python_inputs
+
         return python_inputs(self.walk.inputs)
 
     @cached_property
@@ -273,6 +281,8 @@ class Lexicon:
         return self.rules if rules is None else load_rules(rules)
 
     def _solve(self, board, shape, skip_foreign: bool, rules, want_words: bool) -> tuple[int, int, list[Found]]:
+        from ..board_walk import solve_one
+
         return solve_one(self.walk, self.python_inputs, self._board(board, shape), self.charset, self._rules(rules),
                          skip_foreign, want_words)
 

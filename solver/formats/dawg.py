@@ -12,7 +12,6 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..board_walk import Walk
 from ..errors import DawgError
 from ..layout import EOW_SHIFT, INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, SKIP_SHIFT, NodeLayout, split_edge_words
 from ..schema import FILE_ENTRY, fields
@@ -58,6 +57,8 @@ from .common import NODE_BYTES, NODE_DTYPE
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from ..board_walk import Walk
 
 DAWG_MAGIC = b"BOGDAWG\x00"
 DAWG_FILE = "dawg.bin"
@@ -135,8 +136,14 @@ class DawgLexicon(Lexicon):
     def walk(self) -> Walk:
         import numpy as np
 
+        from ..board_walk import Walk
+
         return Walk(dawg_board, (self.states.view(np.int64), *self.layout.kernel_args, self.edges.view(np.int64)),
-                    self.word_count, dawg_numbers, dawg_words)
+                    self.id_count, dawg_numbers, dawg_words)
+
+    @property
+    def id_count(self) -> int:
+        return self.word_count  # a word's id is its rank
 
     def info(self) -> dict:
         return {**super().info(), "states": len(self.counts), "edges": len(self.edges),

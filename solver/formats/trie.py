@@ -11,7 +11,6 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..board_walk import Walk
 from ..errors import DawgError
 from ..layout import EOW_SHIFT, INDEX_MASK, LETTER_MASK, LETTERS_SHIFT, NodeLayout
 from ..schema import FILE_ENTRY, fields
@@ -56,6 +55,8 @@ from .common import NODE_BYTES, NODE_DTYPE
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from ..board_walk import Walk
 
 TRIE_MAGIC = b"BOGTRIE\x00"
 TRIE_FILE = "trie.bin"
@@ -120,12 +121,18 @@ class TrieLexicon(Lexicon):
     def walk(self) -> Walk:
         import numpy as np
 
-        return Walk(trie_board, (self.nodes.view(np.int64), *self.layout.kernel_args), self.node_count, trie_numbers,
+        from ..board_walk import Walk
+
+        return Walk(trie_board, (self.nodes.view(np.int64), *self.layout.kernel_args), self.id_count, trie_numbers,
                     trie_words)
 
     @property
     def node_count(self) -> int:
         return len(self.nodes) // self.layout.words
+
+    @property
+    def id_count(self) -> int:
+        return self.node_count  # a word's id is its end node
 
     def as_trie(self) -> TrieNodes:
         return TrieNodes(self.nodes, self.layout)
