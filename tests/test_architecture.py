@@ -203,9 +203,32 @@ def test_opening_a_lexicon_imports_no_board_code(make_lexicon):
     and no language file, nor imports what those need (issue 32)."""
     directory = make_lexicon(["tea", "eat", "ate", "tee"])
     loaded = imported(["-c", f"from boggle_dawg.solver.lexicon import open_lexicon; open_lexicon({str(directory)!r})"])
-    for module in ("boggle_dawg.solver.board", "boggle_dawg.solver.rules", "boggle_dawg.solver.language",
-                   "tomllib", "dataclasses"):
+    for module in ("boggle_dawg.solver.board", "boggle_dawg.solver.board_walk", "boggle_dawg.solver.rules",
+                   "boggle_dawg.solver.language", "tomllib", "dataclasses"):
         assert module not in loaded, f"{module} is imported to open a lexicon"
+
+
+def test_an_open_imports_numpy_only_for_the_node_checks(make_lexicon, tmp_path):
+    """Everything before a format's node checks (the modules, the manifest, the files' sums, the
+    header) is read without numpy, so that a process pays for numpy's start as late as it can."""
+    build = make_lexicon(["cat", "cats", "act"])
+    damaged = tmp_path / "damaged.bin"
+    data = bytearray((build / "trie.bin").read_bytes())
+    data[-1] ^= 1
+    damaged.write_bytes(bytes(data))
+    code = ("import sys\n"
+            "from boggle_dawg.solver.errors import DawgError\n"
+            "from boggle_dawg.solver.lexicon import open_lexicon, read_manifest\n"
+            f"read_manifest({str(build / 'manifest.msgpack')!r})\n"
+            "try:\n"
+            f"    open_lexicon({str(damaged)!r})\n"
+            "except DawgError as err:\n"
+            "    assert 'checksum mismatch' in str(err), err\n"
+            "assert 'numpy' not in sys.modules, 'numpy before the node checks'\n"
+            f"assert 'cats' in open_lexicon({str(build)!r})\n"
+            "assert 'numpy' in sys.modules\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir() or (os.cpu_count() or 1) < 2,

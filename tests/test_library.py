@@ -53,29 +53,6 @@ def test_import_loads_nothing_heavy_and_names_load_on_first_use():
     assert (REPO / "boggle_dawg" / "py.typed").is_file()
 
 
-def test_an_open_imports_numpy_only_for_the_node_checks(make_lexicon, tmp_path):
-    """Everything before a format's node checks (the modules, the manifest, the files' sums, the
-    header) is read without numpy, so that a process pays for numpy's start as late as it can."""
-    build = make_lexicon(["cat", "cats", "act"])
-    damaged = tmp_path / "damaged.bin"
-    data = bytearray((build / "trie.bin").read_bytes())
-    data[-1] ^= 1
-    damaged.write_bytes(bytes(data))
-    code = ("import sys\n"
-            "from boggle_dawg.solver.errors import DawgError\n"
-            "from boggle_dawg.solver.lexicon import open_lexicon, read_manifest\n"
-            f"read_manifest({str(build / 'manifest.msgpack')!r})\n"
-            "try:\n"
-            f"    open_lexicon({str(damaged)!r})\n"
-            "except DawgError as err:\n"
-            "    assert 'checksum mismatch' in str(err), err\n"
-            "assert 'numpy' not in sys.modules, 'numpy before the node checks'\n"
-            f"assert 'cats' in open_lexicon({str(build)!r})\n"
-            "assert 'numpy' in sys.modules and 'boggle_dawg.solver.board_walk' not in sys.modules, 'a walk made'\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-
-
 def test_bad_arguments_are_parameter_errors(tmp_path):
     with pytest.raises(ParameterError, match="out: needed"):
         boggle_dawg.build_lexicon(["cat"])
