@@ -155,6 +155,7 @@ for name, module in (("marisa", "marisa_trie"), ("DAWG2", "dawg"), ("DAWG-Python
     except Exception as error:  # a wheel that did not build or install
         missing[name] = f"{type(error).__name__}: {error}"
 lex = {}
+numbered = {}  # IntCompletionDAWGs valued by each word's index: the DAWGs' number of a word
 data = {}
 
 
@@ -184,6 +185,11 @@ def setup(request):
             lex["DAWG-Python"] = libraries["DAWG-Python"].CompletionDAWG().load(request["dawg_file"])
         else:
             missing["DAWG-Python"] = "needs DAWG2 to build its file"
+    if "DAWG2" in libraries:
+        numbered["DAWG2"] = libraries["DAWG2"].IntCompletionDAWG(zip(words, range(len(words))))
+        numbered["DAWG2"].save(request["int_dawg_file"])
+        if "DAWG-Python" in libraries:
+            numbered["DAWG-Python"] = libraries["DAWG-Python"].IntCompletionDAWG().load(request["int_dawg_file"])
     for name, t in lex.items():
         loop_in(t, data["queries"][:1000])  # warm
         checks[name] = {
@@ -195,6 +201,9 @@ def setup(request):
     if "marisa" in lex:  # every id names its word
         t = lex["marisa"]
         checks["marisa"]["ids_restore"] = all(t.restore_key(t.key_id(w)) == w for w in data["present"])
+    index = {word: i for i, word in enumerate(words)}
+    for name, t in numbered.items():  # every present word's value is its index
+        checks[name]["ids_restore"] = all(t[w] == index[w] for w in data["present"])
     return {"versions": versions, "missing": missing, "built": built, "checks": checks}
 
 
@@ -212,6 +221,10 @@ def run(request):
             return len(loop_ids(t.key_id, present))
         if what == "trie[word]":
             return len(subscript_ids(t, present))
+        if what == "d[word]":
+            return len(subscript_ids(numbered[name], present))
+        if what == "in present":
+            return loop_in(t, present)
         if what == "keys":
             return repeated_keys(t.keys, request["prefix"], request["reps"])
         if what == "prefixes":
@@ -390,7 +403,8 @@ def main() -> None:
     else:
         worker = Worker(args.anchors_python, folder)
         setup = worker.ask({"op": "setup", "prefix": PREFIX, "marisa_file": str(marisa_file),
-                            "dawg_file": str(dawg_file), **{k: str(folder / f"{k}.txt") for k in
+                            "dawg_file": str(dawg_file), "int_dawg_file": str(folder / "twl06.intdawg"),
+                            **{k: str(folder / f"{k}.txt") for k in
                                                             ("words", "queries", "present", "sample")}})
         versions = setup["versions"]
         present_anchors = [a for a in ANCHORS if a in setup["checks"]]
@@ -400,7 +414,7 @@ def main() -> None:
             print(line, file=sys.stderr)
         for name, check in setup["checks"].items():
             if not check.pop("ids_restore", True):
-                answers.mismatches.append("MISMATCH: marisa's restore_key(key_id(w)) is not w for some word")
+                answers.mismatches.append(f"MISMATCH: {name}'s number of some present word is not its own")
             checks[name] = check
         anchor_note += (f"Anchors built from the same words in {args.anchors_python} (Python {versions['python']}): "
                         + ", ".join(f"{name} {setup['built'][name]:.2f} CPU-s" for name in setup["built"]) + ".")
@@ -465,10 +479,16 @@ def main() -> None:
     if "marisa" in present_anchors:
         m["marisa `key_id`"] = anchor_run("marisa", "key_id", "marisa `key_id`", results)
         m["marisa `trie[word]`"] = anchor_run("marisa", "trie[word]", "marisa `trie[word]`", results)
+    for a in ("DAWG2", "DAWG-Python"):
+        if a in present_anchors:
+            m[f"{a} `d[word]`"] = anchor_run(a, "d[word]", f"{a} `d[word]`", results)
+    if "DAWG-Python" in present_anchors:
+        m["DAWG-Python present-word `in`"] = anchor_run("DAWG-Python", "in present", "DAWG-Python present-word `in`",
+                                                        results)
     series, before, after = measure("2. key_id", m, results)
     ours_labels += [label for label in m if label.startswith("ours")]
     sections += table(f"## 2. `key_id(word)` on the {len(present):,} present words, per CPU-second",
-                      rate_rows(series, len(present)), ours_labels, [k for k in m if k.startswith("marisa")],
+                      rate_rows(series, len(present)), ours_labels, [k for k in m if not k.startswith("ours")],
                       "words/CPU-s", "{:,.0f}", True)
     sections += ["", ("Each run is `[key_id(word) for word in present]` (marisa also `[trie[word] for word in "
                       "present]`). Ours give the same number one word at a time as `key_ids` gives in a batch "
@@ -476,7 +496,10 @@ def main() -> None:
                  ("the dawg format's number of a word is its rank in the sorted list (checked)" if dense else
                   "the dawg format's numbers are NOT the sorted ranks") +
                  "; marisa's `restore_key(key_id(w))` is `w` for every present word (checked). DAWG2 and "
-                 "DAWG-Python number no words (their plain and completion DAWGs have no key_id).", "",
+                 "DAWG-Python have no key_id: their number of a word is `d[word]` of an `IntCompletionDAWG` of the "
+                 "same words valued by each word's index (DAWG2 builds and saves it, DAWG-Python loads it; every "
+                 "present word's value checked), and DAWG-Python's present-word `in` is its `in` on the same "
+                 "present words, each a walk of the whole word, as a number's lookup is.", "",
                  conditions.note(before, after), ""]
 
     # 3. the batch lookup

@@ -456,10 +456,6 @@ class Lexicon:
     def _codes(self) -> dict[str, int]:
         return {letter: code for code, letter in enumerate(self.charset.letters)}
 
-    def _number(self, word: object) -> int | None:
-        folded = self._folded(word)
-        return self._descents.number(folded) if folded else None
-
     @cached_property
     def _descents(self) -> Descents:
         """The lookups of a folded word, one child step a letter through the word steps; each format
@@ -670,7 +666,8 @@ class Lexicon:
     def key_id(self, word: str) -> int:
         """The number of a word (as `dawgc words --numbers` prints it; marisa-trie's name); KeyError
         when it is not in the lexicon."""
-        number = self._number(word)
+        folded = self._folded(word)
+        number = self._descents.number(folded) if folded else None
         if number is None:
             raise KeyError(word)
         return number
