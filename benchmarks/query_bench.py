@@ -4,6 +4,7 @@ Run from the repository root:
     python benchmarks/query_bench.py             # writes benchmarks/results/queries.md (about 10 minutes, loaded)
     python benchmarks/query_bench.py --quick     # smoke run: 1 round, 50,000 queries, prints the tables
     python benchmarks/query_bench.py --anchors-python /tmp/anchors/bin/python
+    python benchmarks/query_bench.py --language ru   # a Tanglet list instead: writes results/queries-ru.md
 
 The anchors are never the project's dependencies: install them into a virtual
 environment of their own (`python3 -m venv /tmp/anchors && /tmp/anchors/bin/pip
@@ -49,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -74,7 +76,6 @@ from common import (
 
 FORMATS = ("trie", "dawg", "adtdawg")
 SEED = 32
-PREFIX = "s"
 MIN_LENGTH = 3  # our build keeps words of 3 letters or more (compiler/wordlist.py)
 DEFAULT_ANCHORS = "/tmp/anchors/bin/python"
 ANCHORS = ("marisa", "DAWG2", "DAWG-Python")
@@ -294,15 +295,15 @@ class Answers:
             self.mismatches.append(line)
 
 
-def queries_of(words: list[str], count: int) -> tuple[list[str], list[str]]:
-    """`count` queries, half present words, half random strings of a present word's length that are no
-    word, shuffled (fixed seed); and the present half."""
+def queries_of(words: list[str], count: int, letters: str) -> tuple[list[str], list[str]]:
+    """`count` queries, half present words, half random strings of `letters` of a present word's length
+    that are no word, shuffled (fixed seed); and the present half."""
     rng = random.Random(SEED)
     known = set(words)
     present = [rng.choice(words) for _ in range(count // 2)]
     absent: list[str] = []
     while len(absent) < count - len(present):
-        word = "".join(rng.choices(string.ascii_lowercase, k=len(rng.choice(words))))
+        word = "".join(rng.choices(letters, k=len(rng.choice(words))))
         if word not in known:
             absent.append(word)
     queries = present + absent
@@ -346,7 +347,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=None, help="queries of workloads 1-3 (default 1,000,000; "
                         "--quick 50,000)")
     parser.add_argument("--samples", type=int, default=None, help="words for prefixes() (default 20,000; --quick 2,000)")
+    parser.add_argument("--language", default=None, help="a Tanglet language (de, es, fr, nl, pl, ru) instead of "
+                        "TWL06: its list's build, made if missing; results in queries-LANGUAGE.md")
     args = parser.parse_args()
+    if args.language and args.out is None and not args.quick:
+        args.out = str(REPO / "benchmarks" / "results" / f"queries-{args.language}.md")
     from boggle_dawg.solver.lexicon import open_lexicon  # this checkout's: common put it first on sys.path
 
     repeats = repeats_from(args)
@@ -357,18 +362,36 @@ def main() -> None:
 
     conditions = Conditions()
     folder = Path(tempfile.mkdtemp(prefix="query-bench-"))
-    twl06 = shared("lexicons", "twl06.txt")
-    build = REPO / "build" / "twl06-26"
-    if not (build / "manifest.msgpack").exists():
-        timed_process([*COMPILER_CLI, "build", str(twl06), "--out", str(build), "--quiet"])
-    words = sorted({w for w in (line.strip().lower() for line in twl06.read_text().splitlines())
-                    if len(w) >= MIN_LENGTH and ("q" not in w or all(w[i + 1:i + 2] == "u" for i, c in
-                                                                      enumerate(w) if c == "q"))})
-    queries, present = queries_of(words, count)
+    if args.language:  # the words as our build of the list keeps them (the game's forms, folded)
+        source = shared("lexicons", "tanglet", args.language, "words")
+        build = REPO / "build" / f"words-{args.language}"
+        if not (build / "manifest.msgpack").exists():
+            timed_process([*COMPILER_CLI, "build", str(source), "--language", args.language, "--lenient",
+                           "--out", str(build), "--quiet"])
+        built = open_lexicon(build)
+        words, letters = built.word_list(), built.charset.letters  # in the alphabet's order, as numbered
+        source_note = (f"Words: the Tanglet list `../shared/lexicons/tanglet/{args.language}/words` as our build "
+                       f"keeps it (`dawgc build --language {args.language} --lenient`: the game's forms, "
+                       f"{len(words):,} words, {len(letters)} letters); ours open `build/words-{args.language}`")
+    else:
+        source = shared("lexicons", "twl06.txt")
+        build = REPO / "build" / "twl06-26"
+        if not (build / "manifest.msgpack").exists():
+            timed_process([*COMPILER_CLI, "build", str(source), "--out", str(build), "--quiet"])
+        words = sorted({w for w in (line.strip().lower() for line in source.read_text().splitlines())
+                        if len(w) >= MIN_LENGTH and ("q" not in w or all(w[i + 1:i + 2] == "u" for i, c in
+                                                                          enumerate(w) if c == "q"))})
+        letters = string.ascii_lowercase
+        source_note = (f"Words: `../shared/lexicons/twl06.txt` as our build keeps it (lower case, {MIN_LENGTH} "
+                       f"letters or more, no Q without U: {len(words):,} words); ours open `build/twl06-26`")
+    prefix = Counter(word[0] for word in words).most_common(1)[0][0]  # "s" in English
+    title_note = f": the Tanglet list of {args.language!r}" if args.language else ""
+    build_name = build.relative_to(REPO).as_posix()
+    queries, present = queries_of(words, count, letters)
     sample = random.Random(SEED + 1).sample(present, min(samples, len(present)))
     for name, lines in (("words", words), ("queries", queries), ("present", present), ("sample", sample)):
         (folder / f"{name}.txt").write_text("\n".join(lines))
-    marisa_file, dawg_file = folder / "twl06.marisa", folder / "twl06.dawg"
+    marisa_file, dawg_file = folder / "words.marisa", folder / "words.dawg"
 
     answers = Answers()
     lexicons = {fmt: open_lexicon(build, fmt) for fmt in FORMATS}
@@ -379,7 +402,7 @@ def main() -> None:
     print("checking every implementation's answers...", file=sys.stderr)
     known = set(words)
     expected = {"words": len(words), "pattern": digest("1" if w in known else "0" for w in queries),
-                "keys": digest(sorted(w for w in words if w.startswith(PREFIX))),
+                "keys": digest(sorted(w for w in words if w.startswith(prefix))),
                 "prefixes": prefixes_digest([[w[:n] for n in range(1, len(w) + 1) if w[:n] in known]
                                              for w in sample])}
     checks: dict[str, dict] = {"the word list": expected}
@@ -387,7 +410,7 @@ def main() -> None:
         ids = lex.key_ids(present).tolist()
         checks[f"ours {fmt}"] = {
             "words": len(lex), "pattern": digest("1" if hit else "0" for hit in lex.contains_many(queries)),
-            "keys": digest(sorted(lex.keys(PREFIX))), "prefixes": prefixes_digest(loop_prefixes(lex.prefixes, sample))}
+            "keys": digest(sorted(lex.keys(prefix))), "prefixes": prefixes_digest(loop_prefixes(lex.prefixes, sample))}
         answers.check(f"key_id of {fmt}, one word at a time and key_ids",
                       {"key_id": loop_ids(lex.key_id, present), "key_ids": ids})
     rank = {w: i for i, w in enumerate(words)}
@@ -402,8 +425,8 @@ def main() -> None:
         present_anchors: list[str] = []
     else:
         worker = Worker(args.anchors_python, folder)
-        setup = worker.ask({"op": "setup", "prefix": PREFIX, "marisa_file": str(marisa_file),
-                            "dawg_file": str(dawg_file), "int_dawg_file": str(folder / "twl06.intdawg"),
+        setup = worker.ask({"op": "setup", "prefix": prefix, "marisa_file": str(marisa_file),
+                            "dawg_file": str(dawg_file), "int_dawg_file": str(folder / "words.intdawg"),
                             **{k: str(folder / f"{k}.txt") for k in
                                                             ("words", "queries", "present", "sample")}})
         versions = setup["versions"]
@@ -434,7 +457,7 @@ def main() -> None:
     def anchor_run(name: str, what: str, label: str, results: dict, **extra) -> Callable[[], Run]:
         def measurement() -> Run:
             assert worker
-            reply = worker.ask({"op": "run", "name": name, "what": what, "prefix": PREFIX,
+            reply = worker.ask({"op": "run", "name": name, "what": what, "prefix": prefix,
                                 "marisa_file": str(marisa_file), "dawg_file": str(dawg_file), **extra})
             results.setdefault(label, []).append(reply["answer"])
             return Run(reply["wall"], reply["cpu"])
@@ -493,8 +516,8 @@ def main() -> None:
     sections += ["", ("Each run is `[key_id(word) for word in present]` (marisa also `[trie[word] for word in "
                       "present]`). Ours give the same number one word at a time as `key_ids` gives in a batch "
                       "(checked on every present word, every format); ") +
-                 ("the dawg format's number of a word is its rank in the sorted list (checked)" if dense else
-                  "the dawg format's numbers are NOT the sorted ranks") +
+                 ("the dawg format's number of a word is its rank in the list, in the alphabet's order (checked)"
+                  if dense else "the dawg format's numbers are NOT the ranks in the alphabet's order") +
                  "; marisa's `restore_key(key_id(w))` is `w` for every present word (checked). DAWG2 and "
                  "DAWG-Python have no key_id: their number of a word is `d[word]` of an `IntCompletionDAWG` of the "
                  "same words valued by each word's index (DAWG2 builds and saves it, DAWG-Python loads it; every "
@@ -540,7 +563,7 @@ def main() -> None:
 
     # 4. keys(prefix) and prefixes(word)
     results = {}
-    m = {f"ours {fmt} `keys`": ours_run(lambda lex=lex: repeated_keys(lex.keys, PREFIX, key_reps["ours"]),
+    m = {f"ours {fmt} `keys`": ours_run(lambda lex=lex: repeated_keys(lex.keys, prefix, key_reps["ours"]),
                                         f"ours {fmt} `keys`", results, lambda found: digest(sorted(found)))
          for fmt, lex in lexicons.items()}
     m |= {f"{a} `keys`": anchor_run(a, "keys", f"{a} `keys`", results, reps=key_reps["anchor"]) for a in present_anchors}
@@ -548,11 +571,11 @@ def main() -> None:
     reps = {label: key_reps["ours" if label.startswith("ours") else "anchor"] for label in m}
     ours_labels += [label for label in m if label.startswith("ours")]
     keys_rows = [(label, cpu_per_item(s, reps[label], 1000), runs_cell(s, repeats)) for label, s in series.items()]
-    sections += table(f"## 4. `list(keys(\"{PREFIX}\"))` and `prefixes(word)`", keys_rows, ours_labels,
-                      [f"{a} `keys`" for a in present_anchors], f"`keys(\"{PREFIX}\")` ms/call (CPU)",
+    sections += table(f"## 4. `list(keys(\"{prefix}\"))` and `prefixes(word)`", keys_rows, ours_labels,
+                      [f"{a} `keys`" for a in present_anchors], f"`keys(\"{prefix}\")` ms/call (CPU)",
                       "{:.2f}", False)
-    prefix_count = sum(w.startswith(PREFIX) for w in words)
-    sections += ["", f"Each run lists the {prefix_count:,} words that start with \"{PREFIX}\" {key_reps['ours']} "
+    prefix_count = sum(w.startswith(prefix) for w in words)
+    sections += ["", f"Each run lists the {prefix_count:,} words that start with \"{prefix}\" {key_reps['ours']} "
                  f"times (ours) or {key_reps['anchor']} times (anchors); the figure is CPU ms per listing (the "
                  "keys' digest, which the rounds compare, is made after the clock stops, for all alike). "
                  "DAWG2 and DAWG-Python list keys from a `CompletionDAWG` (their plain `DAWG` has no `keys`). "
@@ -575,8 +598,8 @@ def main() -> None:
     python = sys.executable
     subprocess.run([python, "-m", "compileall", "-q", "solver", "boggle_dawg"], cwd=REPO, check=True,
                    stdout=subprocess.DEVNULL)
-    ours_opens = ["from boggle_dawg.solver.lexicon import open_lexicon; open_lexicon('build/twl06-26')",
-                  "import boggle_dawg; boggle_dawg.open_lexicon('build/twl06-26')"]  # the module; the public API
+    ours_opens = [f"from boggle_dawg.solver.lexicon import open_lexicon; open_lexicon({build_name!r})",
+                  f"import boggle_dawg; boggle_dawg.open_lexicon({build_name!r})"]  # the module; the public API
     ours_labels_5 = [f'ours: `python -c "{code}"`' for code in ours_opens]
     commands = {"`python -c pass`": [python, "-c", "pass"],
                 '`python -c "import numpy"`': [python, "-c", "import numpy"]}
@@ -632,15 +655,14 @@ def main() -> None:
                     + f" (pip, in `{args.anchors_python}`, not the project's environment)." if versions else "")
     status = (["**ANSWERS DIFFER**:", "", *(f"- {line}" for line in answers.mismatches), ""] if answers.mismatches
               else ["Every implementation gave the same answers: hit counts in every round of every workload, "
-                    "and untimed, the hit pattern of every query, the sorted keys of \"s\", every sampled word's "
+                    f"and untimed, the hit pattern of every query, the sorted keys of \"{prefix}\", every sampled word's "
                     f"prefixes and the word count ({len(words):,})."])
     text = "\n".join([
-        "# Word queries beside marisa-trie, DAWG2 and DAWG-Python (issue 32)", "",
+        f"# Word queries beside marisa-trie, DAWG2 and DAWG-Python (issue 32){title_note}", "",
         conditions.header(), "", anchors_line, "", anchor_note, "",
-        (f"Words: `../shared/lexicons/twl06.txt` as our build keeps it (lower case, {MIN_LENGTH} letters or more, "
-         f"no Q without U: {len(words):,} words); ours open `build/twl06-26` (`dawgc build`), the anchors build "
+        (f"{source_note} (`dawgc build`), the anchors build "
          f"their own structures from the same list. Queries: {count:,}, half present words drawn with replacement, "
-         f"half random lower-case strings of a drawn word's length that are no word, shuffled (seed {SEED}). "
+         f"half random strings of its letters of a drawn word's length that are no word, shuffled (seed {SEED}). "
          f"{repeats.describe().capitalize()} (workload 5's fresh interpreters: {start_repeats.describe()}), "
          "every implementation once per round in rotating order. Only CPU time counts: `time.process_time()` "
          "around the timed call in the process that runs it (ours here, the anchors in their worker), the "

@@ -94,3 +94,29 @@ def test_word_queries_on_every_format(tmp_path_factory, language, data):
         assert lex.contains_many(asked).tolist() == [w in lex for w in asked]
         assert lex.key_ids([]).tolist() == lex.contains_many(iter([])).tolist() == []  # none asked, none answered
         assert all(lex.prefixes(w) == [p for p in expected if w.startswith(p)] for w in expected)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_word_is_its_own_game_form_only_when_nothing_would_change_it(tmp_path, fmt):
+    """A word of the lexicon's letters alone, lower case and in NFC, is looked up as it is (the quick
+    path); any other, in NFD, in capitals, with a letter its language folds, a tile's letter or a
+    character that is no letter (a private-use one, NUL, a line end), is looked up as its game form
+    or not at all, in `in`, `key_id`, `prefixes` and the batch lookup alike."""
+    import unicodedata
+
+    cases = {"pl": (["łąka", "łąki", "ząb"], {"łąka": True, unicodedata.normalize("NFD", "łąka"): True,
+                                             "ŁĄKA": True, "łą\ue001ka": False, "łą\0ka": False, "łą\nka": False}),
+             "ru": (["елка", "ель"], {"ёлка": True, "ЁЛКА": True, "елка": True, "ел\ue001ка": False}),
+             "de": (["quark", "strasse", "baer"], {"straße": True, "bär": True, "qark": False, "quark": True})}
+    for language, (words, asked) in cases.items():
+        built = tmp_path / language
+        build_lexicon(words, out=built, language=language)
+        lex = open_lexicon(built, fmt)
+        for word, present in asked.items():
+            assert (word in lex) is present, (language, word)
+            assert lex.contains_many([word]).tolist() == [present] and bool(lex.key_ids([word])[0] >= 0) is present
+            if present:
+                assert lex.key_ids([word]).tolist() == [lex.key_id(word)]
+                assert lex.prefixes(word)[-1] in words, (language, word)
+            else:
+                assert not lex.prefixes(word) or lex.prefixes(word)[-1] != word, (language, word)

@@ -48,6 +48,7 @@ MAP_POPULATE = getattr(mmap, "MAP_POPULATE", 0)  # Linux: map a file's pages in 
 LISTED_WORDS = 1 << 12  # words a call of a format's word listing gives at most: memory stays bounded
 MAX_COMPILED_PREFIXES = 63  # letters of a word whose prefixes one compiled call finds: one bit each in an int64
 BAD_CODE = 255  # the batch lookup's code for no letter of the charset (WORD_END ends a word)
+SPARE_CODE = WORD_END - 1  # a code no letter has: where the charmaps put letter 0 (`_code_map`)
 # What holds a tile's face while its lone letter is found: capitals, which no lower-cased word holds
 TILE_MARKS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 HALF_EOW_SHIFT = EOW_SHIFT - LETTERS_SHIFT  # the end of word bit in a narrow node's upper half
@@ -407,14 +408,18 @@ class Lexicon:
         "strasse": the language's folds, as the build applied them), or None when no word can be
         spelled so (a Q without its U). It may hold letters outside the charset, which no descent
         (`_descents`) follows. An ASCII word holding no `_fold_screens` character folds to itself
-        in lower case: the common case, decided without the general path's steps."""
-        if word.__class__ is str and word.isascii():
-            plain = word.lower()
-            for screen in self._fold_screens:
-                if screen in plain:
-                    break
-            else:
-                return plain
+        in lower case, and any other word of `_plain_map`'s letters alone, in NFC, is its own: the
+        common cases, decided without the general path's steps."""
+        if word.__class__ is str:
+            if word.isascii():
+                plain = word.lower()
+                for screen in self._fold_screens:
+                    if screen in plain:
+                        break
+                else:
+                    return plain
+            elif self._plain_codes(word) is not None:
+                return word
         if not isinstance(word, str):
             return None
         if self.language_section is not None:
@@ -429,6 +434,26 @@ class Lexicon:
             if symbol in folded and charset.unfold(folded) != spelled:
                 return None  # a tile's letter outside its face: a Q without its U
         return folded
+
+    def _plain_codes(self, word: str) -> bytes | None:
+        """The letter codes of a word that is its own folded form, one of `_plain_map`'s letters alone and
+        in NFC; None for any other."""
+        try:
+            codes = codecs.charmap_encode(word, "strict", self._plain_map)[0]
+        except UnicodeEncodeError:
+            return None
+        return codes.translate(self._code_fixes) if unicodedata.is_normalized("NFC", word) else None
+
+    @cached_property
+    def _plain_map(self):
+        """The charmap (codecs) of the letters that a word may hold and still be its own folded form: those
+        that fold, lower and case-fold to themselves and are no tile's letter nor a face's first letter
+        (`_code_map`'s layout, without the line end and "?")."""
+        charset = self.charset
+        tiles = {symbol for symbol, _ in charset.tiles} | {face[0] for _, face in charset.tiles}
+        own = self.language.game_form if self.language_section is not None else lower
+        return self._charmap({letter for letter in charset.letters
+                              if letter not in tiles and own(letter) == letter == letter.casefold()}, "")
 
     @cached_property
     def _fold_screens(self) -> str:
@@ -512,14 +537,20 @@ class Lexicon:
         be (`_compiled_word_ends`), else a descent in Python. An ASCII word that folds by `lower()`
         alone (`_folded`) takes the shortest way: its prefixes are slices of it."""
         compiled = self._compiled_word_ends
-        if compiled is not None and word.__class__ is str and word.isascii() and len(word) <= MAX_COMPILED_PREFIXES:
-            plain = word.lower()
+        if compiled is not None and word.__class__ is str and len(word) <= MAX_COMPILED_PREFIXES:
             function, inputs, table, screens = compiled
-            for screen in screens:
-                if screen in plain:
-                    break
+            plain, codes = word, None
+            if word.isascii():
+                plain = word.lower()
+                for screen in screens:
+                    if screen in plain:
+                        break
+                else:
+                    codes = plain.encode().translate(table)
             else:
-                found = function(inputs, plain.encode().translate(table))
+                codes = self._plain_codes(word)
+            if codes is not None:
+                found = function(inputs, codes)
                 words = []
                 while found:  # bit i: the first i + 1 letters are a word
                     lowest = found & -found
@@ -541,7 +572,7 @@ class Lexicon:
             if folded.isascii():
                 found = function(inputs, folded.encode().translate(table))
             else:
-                found = function(inputs, codecs.charmap_encode(folded, "replace", self._code_map)[0])
+                found = function(inputs, self._encoded(folded))
             ends = [end for end in range(1, len(folded) + 1) if found >> (end - 1) & 1]
         return [folded[:end] if sliced else self.charset.unfold(folded[:end]) for end in ends]
 
@@ -632,7 +663,7 @@ class Lexicon:
         if text.isascii():  # a table lookup per byte
             data = self._ascii_codes[np.frombuffer(text.encode("ascii"), np.uint8)]
         else:
-            data = np.frombuffer(bytearray(codecs.charmap_encode(text, "replace", self._code_map)[0]), np.uint8)
+            data = np.frombuffer(bytearray(self._encoded(text)), np.uint8)
         ends = np.flatnonzero(data == WORD_END)
         starts = np.concatenate(([0], ends + 1))
         return data, starts, np.concatenate((ends, [len(data)]))
@@ -655,13 +686,33 @@ class Lexicon:
         letters = self.charset.letters
         return letters + "\ufffe" * (WORD_END - len(letters)) + "\n"
 
+    def _encoded(self, text: str) -> bytes:
+        """The codes of `text`'s characters: a letter's code, WORD_END for a line end, BAD_CODE for any other."""
+        return codecs.charmap_encode(text, "replace", self._code_map)[0].translate(self._code_fixes)
+
     @cached_property
     def _code_map(self):
         """The charmap (codecs) of this lexicon's letters to their codes, a line end to WORD_END, "?"
-        (what any other character becomes) to BAD_CODE."""
-        letters = self.charset.letters
-        fillers = "".join(chr(0xE000 + i) for i in range(WORD_END - len(letters)))
-        return codecs.charmap_build(letters + fillers + "\n?")
+        (what any other character becomes) to BAD_CODE, but letter 0 to SPARE_CODE (`_charmap`)."""
+        return self._charmap(set(self.charset.letters), "\n?")
+
+    def _charmap(self, letters: set[str], tail: str):
+        """A codecs charmap of `letters` (of the charset) to their codes and of `tail` to the codes from WORD_END
+        on. CPython encodes through a compact table, at C speed (a few ns a character), only when the
+        character of code 0 is NUL (else through a dict, about 60 ns a character), so NUL holds code 0,
+        letter 0 takes SPARE_CODE and `_code_fixes` swaps them back, NUL becoming BAD_CODE."""
+        table = ["\0"] + ["\ufffe"] * (WORD_END - 1) + list(tail)  # U+FFFE: no character has this code
+        for code, letter in enumerate(self.charset.letters):
+            if letter in letters:
+                table[code or SPARE_CODE] = letter
+        return codecs.charmap_build("".join(table))
+
+    @cached_property
+    def _code_fixes(self) -> bytes:
+        """What turns `_charmap`'s codes into letter codes (a bytes.translate table)."""
+        fixes = bytearray(range(256))
+        fixes[0], fixes[SPARE_CODE] = BAD_CODE, 0
+        return bytes(fixes)
 
     def key_id(self, word: str) -> int:
         """The number of a word (as `dawgc words --numbers` prints it; marisa-trie's name); KeyError
