@@ -9,6 +9,7 @@ edge skips along its path. Node and edge words are laid out in solver/layout.py.
 
 from __future__ import annotations
 
+import sys
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -196,6 +197,49 @@ class DawgLexicon(Lexicon):
                 return ends
 
             return Descents(number_narrow, has_narrow, word_ends_narrow)
+        if self.layout.words == 2 and sys.byteorder == "little":
+            # wide states: state n's first edge is 32-bit word 4n, its end of word bit 31 of word 4n + 1,
+            # its letters 64-bit word 2n + 1; edges as halves (child at 2e, skip at 2e + 1)
+            states = np.ascontiguousarray(self.states)
+            quarters, masks = states.view(np.uint32).data, states.data
+            halves_of_edges = np.ascontiguousarray(self.edges).view(np.uint32).data
+
+            def number_wide(folded: str) -> int | None:
+                at, letters, rank = 0, masks[1], 0
+                for letter in folded:
+                    bit = bits.get(letter)
+                    if bit is None or not letters & bit[0]:
+                        return None
+                    edge = (quarters[at << 2] + (letters & bit[1]).bit_count()) << 1
+                    rank += halves_of_edges[edge + 1]
+                    at = halves_of_edges[edge]
+                    letters = masks[(at << 1) + 1]
+                return rank if quarters[(at << 2) + 1] >> 31 else None
+
+            def has_wide(folded: str) -> int | None:  # the end state: no ranks
+                at, letters = 0, masks[1]
+                for letter in folded:
+                    bit = bits.get(letter)
+                    if bit is None or not letters & bit[0]:
+                        return None
+                    at = halves_of_edges[(quarters[at << 2] + (letters & bit[1]).bit_count()) << 1]
+                    letters = masks[(at << 1) + 1]
+                return at if quarters[(at << 2) + 1] >> 31 else None
+
+            def word_ends_wide(folded: str) -> list[int]:
+                ends, at, letters, end = [], 0, masks[1], 0
+                for letter in folded:
+                    bit = bits.get(letter)
+                    if bit is None or not letters & bit[0]:
+                        break
+                    at = halves_of_edges[(quarters[at << 2] + (letters & bit[1]).bit_count()) << 1]
+                    letters = masks[(at << 1) + 1]
+                    end += 1
+                    if quarters[(at << 2) + 1] >> 31:
+                        ends.append(end)
+                return ends
+
+            return Descents(number_wide, has_wide, word_ends_wide)
         words, edges = np.ascontiguousarray(self.states).data, np.ascontiguousarray(self.edges).data
         lay = self.layout
         stride, mask_word, shift, letters_mask = lay.words, lay.mask_word, lay.mask_shift, lay.letter_mask

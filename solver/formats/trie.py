@@ -8,6 +8,7 @@ their parent; a word's id is its end node.
 
 from __future__ import annotations
 
+import sys
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -170,6 +171,35 @@ class TrieLexicon(Lexicon):
                 return ends
 
             return Descents(number_narrow, number_narrow, word_ends_narrow)
+        if self.layout.words == 2 and sys.byteorder == "little":
+            # wide nodes: node n's first child is 32-bit word 4n, its end of word bit 31 of word 4n + 1,
+            # its letters 64-bit word 2n + 1, so that only the letters are read as a large int
+            quarters, masks = memoryview(self.nodes).cast("B").cast("I"), memoryview(self.nodes)
+
+            def number_wide(folded: str) -> int | None:
+                at, letters = 0, masks[1]
+                for letter in folded:
+                    bit = bits.get(letter)
+                    if bit is None or not letters & bit[0]:
+                        return None
+                    at = quarters[at << 2] + (letters & bit[1]).bit_count()
+                    letters = masks[(at << 1) + 1]
+                return at if quarters[(at << 2) + 1] >> 31 else None
+
+            def word_ends_wide(folded: str) -> list[int]:
+                ends, at, letters, end = [], 0, masks[1], 0
+                for letter in folded:
+                    bit = bits.get(letter)
+                    if bit is None or not letters & bit[0]:
+                        break
+                    at = quarters[at << 2] + (letters & bit[1]).bit_count()
+                    letters = masks[(at << 1) + 1]
+                    end += 1
+                    if quarters[(at << 2) + 1] >> 31:
+                        ends.append(end)
+                return ends
+
+            return Descents(number_wide, number_wide, word_ends_wide)
         words, lay = memoryview(self.nodes), self.layout
         stride, mask_word, shift, letters_mask = lay.words, lay.mask_word, lay.mask_shift, lay.letter_mask
 
