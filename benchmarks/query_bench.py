@@ -15,15 +15,17 @@ this process. Without that interpreter the script says so and measures ours only
 
 Every structure holds the same words: TWL06 (`../shared/lexicons/twl06.txt`,
 our build `build/twl06-26`, made if missing) as our build keeps it, lower case,
-at least 3 letters, without the words that have a Q not followed by U. The
-workloads, each a table:
+at least 3 letters, without the words that have a Q not followed by U; or, with
+--language, a Tanglet list as our build of it keeps it (`build/words-LANGUAGE`,
+made if missing), in its alphabet's order, the absent queries drawn from its
+letters and the listed prefix its commonest first letter. The workloads, each a table:
   1. `word in lex` in a plain loop, 1 M queries, half present words and half
      random strings of the same lengths that are no word (fixed seed);
   2. `key_id(word)` (marisa: also `trie[word]`) on the present half;
   3. the batch lookup, `contains_many` and `key_ids` on the 1 M queries, beside
      the anchors' best loop (the plain loop of 1 or `sum(map(t.__contains__, q))`,
      whichever is faster);
-  4. `list(keys("s"))` and `prefixes(word)` of 20,000 present words;
+  4. `list(keys(P))` (P: "s" for TWL06) and `prefixes(word)` of 20,000 present words;
   5. import and open in a fresh interpreter (CPU of the child process), beside
      `python -c "import numpy"` and the anchors' import and load (marisa: mmap of
      a saved trie), and the open alone, in process.

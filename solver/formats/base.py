@@ -932,6 +932,19 @@ def narrow_halves(words: np.ndarray, layout: NodeLayout) -> memoryview | None:
     return np.ascontiguousarray(words).view(np.uint32).data
 
 
+def wide_quarters(words: np.ndarray, layout: NodeLayout) -> tuple[memoryview, memoryview] | None:
+    """Wide trie or DAWG nodes as 32-bit quarters and 64-bit words, so that only a node's letters are read
+    as a large int: node n's first child or edge at quarter 4n, its end of word at bit HALF_EOW_SHIFT of
+    quarter 4n + 1, its letters at word 2n + 1. None for narrow nodes, or where the machine's byte
+    order is not the files' (`narrow_halves` reads narrow ones)."""
+    if layout.words != 2 or sys.byteorder != "little":
+        return None
+    import numpy as np
+
+    nodes = np.ascontiguousarray(words)
+    return nodes.view(np.uint32).data, nodes.data
+
+
 def check_node_bits(path: Path, nodes: np.ndarray, layout: NodeLayout, letters: int, what: str) -> None:
     """Check trie or DAWG node words: letter masks within the charset, reserved bits zero. A bit set in
     any word is set in the OR of all of them: one pass over the file, no copy."""

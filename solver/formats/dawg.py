@@ -9,7 +9,6 @@ edge skips along its path. Node and edge words are laid out in solver/layout.py.
 
 from __future__ import annotations
 
-import sys
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -53,6 +52,7 @@ from .base import (
     read_header,
     spans,
     verify_sha256,
+    wide_quarters,
 )
 from .common import NODE_BYTES, NODE_DTYPE
 
@@ -197,11 +197,9 @@ class DawgLexicon(Lexicon):
                 return ends
 
             return Descents(number_narrow, has_narrow, word_ends_narrow)
-        if self.layout.words == 2 and sys.byteorder == "little":
-            # wide states: state n's first edge is 32-bit word 4n, its end of word bit 31 of word 4n + 1,
-            # its letters 64-bit word 2n + 1; edges as halves (child at 2e, skip at 2e + 1)
-            states = np.ascontiguousarray(self.states)
-            quarters, masks = states.view(np.uint32).data, states.data
+        wide = wide_quarters(self.states, self.layout)
+        if wide is not None:  # the edges as halves: child at 2e, skip at 2e + 1
+            quarters, masks = wide
             halves_of_edges = np.ascontiguousarray(self.edges).view(np.uint32).data
 
             def number_wide(folded: str) -> int | None:
@@ -214,7 +212,7 @@ class DawgLexicon(Lexicon):
                     rank += halves_of_edges[edge + 1]
                     at = halves_of_edges[edge]
                     letters = masks[(at << 1) + 1]
-                return rank if quarters[(at << 2) + 1] >> 31 else None
+                return rank if quarters[(at << 2) + 1] >> eow else None
 
             def has_wide(folded: str) -> int | None:  # the end state: no ranks
                 at, letters = 0, masks[1]
@@ -224,7 +222,7 @@ class DawgLexicon(Lexicon):
                         return None
                     at = halves_of_edges[(quarters[at << 2] + (letters & bit[1]).bit_count()) << 1]
                     letters = masks[(at << 1) + 1]
-                return at if quarters[(at << 2) + 1] >> 31 else None
+                return at if quarters[(at << 2) + 1] >> eow else None
 
             def word_ends_wide(folded: str) -> list[int]:
                 ends, at, letters, end = [], 0, masks[1], 0
@@ -235,7 +233,7 @@ class DawgLexicon(Lexicon):
                     at = halves_of_edges[(quarters[at << 2] + (letters & bit[1]).bit_count()) << 1]
                     letters = masks[(at << 1) + 1]
                     end += 1
-                    if quarters[(at << 2) + 1] >> 31:
+                    if quarters[(at << 2) + 1] >> eow:
                         ends.append(end)
                 return ends
 

@@ -8,7 +8,6 @@ their parent; a word's id is its end node.
 
 from __future__ import annotations
 
-import sys
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -51,6 +50,7 @@ from .base import (
     popcount_children,
     read_header,
     verify_sha256,
+    wide_quarters,
 )
 from .common import NODE_BYTES, NODE_DTYPE
 
@@ -171,10 +171,9 @@ class TrieLexicon(Lexicon):
                 return ends
 
             return Descents(number_narrow, number_narrow, word_ends_narrow)
-        if self.layout.words == 2 and sys.byteorder == "little":
-            # wide nodes: node n's first child is 32-bit word 4n, its end of word bit 31 of word 4n + 1,
-            # its letters 64-bit word 2n + 1, so that only the letters are read as a large int
-            quarters, masks = memoryview(self.nodes).cast("B").cast("I"), memoryview(self.nodes)
+        wide = wide_quarters(self.nodes, self.layout)
+        if wide is not None:
+            quarters, masks = wide
 
             def number_wide(folded: str) -> int | None:
                 at, letters = 0, masks[1]
@@ -184,7 +183,7 @@ class TrieLexicon(Lexicon):
                         return None
                     at = quarters[at << 2] + (letters & bit[1]).bit_count()
                     letters = masks[(at << 1) + 1]
-                return at if quarters[(at << 2) + 1] >> 31 else None
+                return at if quarters[(at << 2) + 1] >> eow else None
 
             def word_ends_wide(folded: str) -> list[int]:
                 ends, at, letters, end = [], 0, masks[1], 0
@@ -195,7 +194,7 @@ class TrieLexicon(Lexicon):
                     at = quarters[at << 2] + (letters & bit[1]).bit_count()
                     letters = masks[(at << 1) + 1]
                     end += 1
-                    if quarters[(at << 2) + 1] >> 31:
+                    if quarters[(at << 2) + 1] >> eow:
                         ends.append(end)
                 return ends
 
