@@ -75,7 +75,7 @@ def _tree(tokens, pts, base, spare=0.5):
     return T.Tree(tokens, pts, base, spare=spare)
 
 
-def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit, tree=None, root=0):
+def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit, tree=None, root=None):
     """Call visit(forced cells -> letter, bound) for the class and every partly forced subclass,
     forcing as the prover does (on the tree, in split order), each forced tree's bound checked
     against the tree of the subclass's rows (forced plainly, `_force_rows`). The arena starts
@@ -83,6 +83,7 @@ def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit, tree
     if tree is None:
         tree = _tree(tokens, pts, base, spare=0)
         tree.stack = np.empty((1, 4), np.int64)
+        root = tree.root
     bound = tree.bound(root)
     assert bound == kernels().tree_bound(tokens, pts, base)
     visit(dict(forced), bound)

@@ -31,7 +31,7 @@ SOURCES = ("proof/entries.py", "proof/tree.py", "proof/deep_forcing.py", "proof/
 
 _VECTOR, _MATRIX = np.zeros(1, np.int64), np.zeros((1, 1), np.int64)
 _TOKENS, _ARENA = np.zeros((1, 1), np.int16), np.zeros((1, 2), np.int32)
-_STATE = (_VECTOR,) * 13  # the tree build's state (tree._build_state)
+_MADE = np.zeros((1, 1, 1, 1), np.int64)  # the tree build's rows made (tree._build_state)
 
 # What Python calls, as it calls them: name -> (return type, example arguments of the types it gives).
 EXPORTS = {
@@ -41,10 +41,7 @@ EXPORTS = {
     "_sort_by_row": ("boolean", (_MATRIX, 0, 0, _MATRIX, 0)),
     "_lowest_rank_bit": ("int64", (0, 0, 0)),
     "_emit": ("int64", (_MATRIX, 0, 0, 0, _TOKENS, _VECTOR)),
-    "_level_sizes": ("UniTuple(int64[::1], 2)", (_TOKENS,)),
-    "_build_state": ("UniTuple(int64[::1], 13)", (0, 0, _VECTOR, _VECTOR, _ARENA)),
-    "_build_rows": ("void", (_TOKENS, _VECTOR, 0, 0, _STATE, _ARENA, _ARENA)),
-    "_build_end": ("void", (_STATE, _ARENA, _ARENA)),
+    "_build_rows": ("int64", (_TOKENS, _VECTOR, 0, 0, 0, _MATRIX, _MADE, _ARENA, _ARENA)),
     "force_cell": ("int64", (_ARENA, _ARENA, _VECTOR, 0, 0, 0, _MATRIX, _MATRIX)),
     "force_remaining": ("UniTuple(int64, 2)", (_ARENA, _ARENA, 0, 0, _MATRIX, _VECTOR, 0, 0, _MATRIX, _MATRIX,
                                                _MATRIX)),
@@ -69,8 +66,7 @@ def _plain() -> tuple[dict[str, Callable], tuple[Callable, ...], tuple[Callable,
     functions = {name: getattr(module, name) for module in (e, t, d) for name in EXPORTS if hasattr(module, name)}
     called = (e._key_places, e._bound_row, e._bound_end, e._radix_pass, t._merge_rows, t._row_length, t._common,
               d._open_bound)  # (_open_bound's loop inlined by numba trips its scope check; LLVM inlines it)
-    inlined = (t._copy_row, t.key_of, t.bound_of, t.set_bound, t._pack, t._close_choice, t._close_sums, d._push,
-               d._keep)
+    inlined = (t._copy_row, t.key_of, t.bound_of, t.set_bound, t._pack, d._push, d._keep)
     return functions, called, inlined
 
 

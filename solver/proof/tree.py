@@ -20,7 +20,13 @@ A node's id is its header's row. A child's rank or letter and its bound are on t
 parent's row for it, so merging two child lists and deep forcing's pushes read rows in
 order and visit a child only to descend into it. A node can be the child of several
 parents: a forced tree shares every subtree it does not change with the tree it came
-from, and a leaf (points, no choices) of 1 to LEAVES points is one shared node.
+from, and a leaf (points, no choices) of 1 to LEAVES points is one shared node, the
+first rows of `sums` (a fifth of a 4x4 class's sum nodes were such leaves). The build
+writes each node once its rows are done, children first (post-order), so that every
+subtree of the class's tree is one run of rows in each table: a merge reads the two
+subtrees it merges from two runs, not from every level of the tree, which took 10-13%
+off forcing when the nodes were numbered level by level (benchmarks/results/prove.md,
+"The tree in post-order").
 
 Forcing the next cell of the split order (rank r, the smallest rank left: every path
 through a cell of a smaller rank was forced away above) to a letter: the root's first
@@ -55,7 +61,8 @@ LEAVES = 64                        # leaves of 1 .. LEAVES points are shared nod
 LAG = 4                            # tasks the merge takes from below the top of its stack
 ROWS_A_LINE = 8                    # rows of 8 bytes a 64-byte cache line holds
 AHEAD = 8                          # nodes the bounds' pass prefetches ahead
-GROWTH = 2                         # the arena grows by this factor when a force does not fit
+GROWTH = 2                         # the arena grows by this factor when a force or the build does not fit
+ROWS_A_ENTRY = 5                   # rows of each table a tree takes per entry row, to start with (ENABLE2K 4x4: about 4)
 
 
 def _copy_row(table, to, row):
@@ -225,31 +232,9 @@ def _common(tokens, i, prev, ln):
     return p
 
 
-def _level_sizes(tokens):
-    """How many sum and choice nodes each level of the tree of sorted, distinct rows has: level t
-    holds the sum nodes of row prefixes of t tokens and the choices under them. A row adds a sum
-    node per token past its common prefix with the row before, and a choice for each, except at
-    the common prefix when the row goes on through the same cell as the row before."""
-    n, width = tokens.shape
-    slots = np.zeros(width + 1, np.int64)
-    choices = np.zeros(width + 1, np.int64)
-    slots[0] = 1
-    prev = 0
-    for i in range(n):
-        ln = _row_length(tokens, i)
-        p = _common(tokens, i, prev, ln)
-        for k in range(p, ln):
-            slots[k + 1] += 1
-            choices[k] += 1
-        if p < prev and p < ln and (tokens[i, p] >> TOKEN_SHIFT) == (tokens[i - 1, p] >> TOKEN_SHIFT):
-            choices[p] -= 1
-        prev = ln
-    return slots, choices
-
-
-# the rows of `_build_state`
-(AT_NEXT_SLOT, AT_NEXT_CHOICE, AT_SLOT, AT_HEAD, AT_TOTAL, AT_CHOICE, AT_CHOICE_HEAD, AT_RANK, AT_BEST,
- AT_CHOICES, AT_LETTERS, AT_LETTER, AT_PREV) = range(13)
+# the rows of `_build_state`, each a value per depth (a row prefix's length); TOPS: the tables' used rows
+(AT_POINTS, AT_TOTAL, AT_CHOICES, AT_LETTER, AT_RANK, AT_LETTERS, AT_BEST, TOPS) = range(8)
+PREV = 2  # TOPS' third element: the length of the last row built
 BUILD_CHUNK = 1 << 16  # rows built per call, after which a large class's rows read give their pages back
 
 
@@ -258,99 +243,92 @@ def _pack(key, bound):
     return (key << KEY_SHIFT) | min(bound, BOUND_CAP)
 
 
-def _close_choice(k, st, sums, choices):
-    """Close the open choice under the sum node at depth k: the max over its letters is its
-    bound, on its row in the sum node, and adds to the sum node's bound; its letter count goes
-    on its header. (Rows are written whole, never read back: a row written long ago would be a
-    cache miss to read.)"""
-    if st[AT_CHOICE][k] >= 0:
-        sums[st[AT_SLOT][k] + st[AT_CHOICE][k] + 1, PACKED] = _pack(st[AT_RANK][k], st[AT_BEST][k])
-        choices[st[AT_CHOICE_HEAD][k], PACKED] = st[AT_LETTERS][k] << KEY_SHIFT
-        st[AT_TOTAL][k] += st[AT_BEST][k]
-        st[AT_CHOICE][k] = -1
+def _build_state(width, ranks, base):
+    """The state `_build_rows` carries from row to row: per depth (a row prefix's length), the
+    open sum node's points, its bound so far (points and closed choices), its closed choices and
+    its letter; the open choice under it (its rank, or -1), its closed letters and their max; the
+    tables' used rows (after the shared leaves) and the last row's length. And `made`: per depth,
+    the rows of the open sum node's closed choices and of its open choice's closed letters, written
+    out when the node closes. The root's points are `base`."""
+    st = np.zeros((TOPS + 1, max(width + 1, PREV + 1)), np.int64)
+    st[AT_RANK, :] = -1
+    st[AT_POINTS, 0] = st[AT_TOTAL, 0] = base
+    st[TOPS, 0] = LEAVES
+    made = np.zeros((width + 1, 2, max(ranks, LETTER_OF + 1), 2), np.int64)
+    return st, made
 
 
-def _close_sums(prev, p, st, sums, choices):
-    """Close the sum nodes deeper than depth p, deepest first: each one's bound is final, on its
-    header (with its choice count) and on its row in its parent choice, whose max it feeds."""
-    for k in range(prev, p, -1):
-        _close_choice(k, st, sums, choices)
-        total = st[AT_TOTAL][k]
-        sums[st[AT_HEAD][k], PACKED] = _pack(st[AT_CHOICES][k], total)
-        choices[st[AT_CHOICE][k - 1] + st[AT_SLOT][k], PACKED] = _pack(st[AT_LETTER][k], total)
-        if total > st[AT_BEST][k - 1]:
-            st[AT_BEST][k - 1] = total
-
-
-def _build_state(width, base, level_slots, level_choices, sums):
-    """The state `_build_rows` carries from row to row, per depth (a row prefix's length): the
-    next sum node and choice number of each level; the open sum node (its number, header row,
-    points and closed choices so far, choices so far, letter); its open choice (number, header
-    row, rank, letters so far) and the max over that choice's closed letters; AT_PREV's first
-    element holds the last row's length. The root's points are written (`base`).
-    level_slots, level_choices: `_level_sizes` of the rows."""
-    st = (np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64),
-          np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64),
-          np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64),
-          np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64), np.zeros(width + 1, np.int64),
-          np.zeros(width + 1, np.int64))
-    for t in range(1, width + 1):
-        st[AT_NEXT_SLOT][t] = st[AT_NEXT_SLOT][t - 1] + level_slots[t - 1]
-        st[AT_NEXT_CHOICE][t] = st[AT_NEXT_CHOICE][t - 1] + level_choices[t - 1]
-    st[AT_CHOICE][:] = -1
-    sums[0, POINTS], sums[0, PACKED] = base, 0
-    st[AT_TOTAL][0] = base
-    st[AT_NEXT_SLOT][0] = 1
-    return st
-
-
-def _build_rows(tokens, pts, lo, hi, st, sums, choices):
+def _build_rows(tokens, pts, lo, hi, last, st, made, sums, choices):
     """Write rows lo..hi of the sorted, distinct rows into the tree's tables (see the module),
-    going on from `st` (`_build_state`). Nodes are numbered level by level (rows in sorted
-    order create each level's nodes in order), so that a sum node's choices and a choice's
-    letters are numbered consecutively: sum node s (its choices numbered from c_s) has its
-    header at row s + c_s, after the rows of the nodes before it, its choice c at row
-    s + c + 1; choice c (its letters' sum nodes numbered from s_c) its header at c + s_c - 1
-    (the root is no letter's), its letter's sum node s at row c + s. A node's bound is final
-    when the rows leave it."""
-    prev = st[AT_PREV][0]
-    for i in range(lo, hi):
-        ln = _row_length(tokens, i)
-        p = _common(tokens, i, prev, ln)
-        _close_sums(prev, p, st, sums, choices)
-        if p < ln and st[AT_CHOICE][p] >= 0 and st[AT_RANK][p] != tokens[i, p] >> TOKEN_SHIFT:
-            _close_choice(p, st, sums, choices)
+    going on from `st` and `made` (`_build_state`); with `last`, close every node still open and
+    return the root (else -1). A node is written when the rows leave it, its children before it
+    (post-order), so that every subtree is one run of rows in each table, read in order by the
+    merge. A sum node with no choices and 1 to LEAVES points is the shared leaf instead. The
+    caller leaves room for what the rows can write (`_room_for`). (One loop, no helpers: arrays
+    passed to a helper in the loop cost atomic reference-count updates at each call.)"""
+    prev = st[TOPS, PREV]
+    for i in range(lo, hi + last):
+        ln, p, rank = 0, 0, -1  # past the last row: close everything
+        if i < hi:
+            ln = _row_length(tokens, i)
+            p = _common(tokens, i, prev, ln)
+            rank = tokens[i, p] >> TOKEN_SHIFT
+        # close the sum nodes deeper than p (deepest first) and their open choices, and at depth p
+        # the open choice if the row goes on through another cell
+        for k in range(prev, p - 1, -1):
+            open_rank = st[AT_RANK, k]
+            if open_rank >= 0 and (k > p or open_rank != rank):
+                node, letters = st[TOPS, 1], st[AT_LETTERS, k]
+                choices[node, POINTS], choices[node, PACKED] = 0, letters << KEY_SHIFT
+                for j in range(letters):
+                    choices[node + 1 + j, CHILD], choices[node + 1 + j, PACKED] = made[k, 1, j, 0], made[k, 1, j, 1]
+                st[TOPS, 1] = node + 1 + letters
+                n = st[AT_CHOICES, k]
+                made[k, 0, n, 0], made[k, 0, n, 1] = node, _pack(open_rank, st[AT_BEST, k])
+                st[AT_CHOICES, k] = n + 1
+                st[AT_TOTAL, k] += st[AT_BEST, k]
+                st[AT_RANK, k], st[AT_LETTERS, k], st[AT_BEST, k] = -1, 0, 0
+            if k > p:
+                n, points, total = st[AT_CHOICES, k], st[AT_POINTS, k], st[AT_TOTAL, k]
+                if n == 0 and 1 <= points <= LEAVES:
+                    node = points - 1  # the shared leaves are the first rows of sums
+                else:
+                    node = st[TOPS, 0]
+                    sums[node, POINTS], sums[node, PACKED] = points, _pack(n, total)
+                    for j in range(n):
+                        sums[node + 1 + j, CHILD], sums[node + 1 + j, PACKED] = made[k, 0, j, 0], made[k, 0, j, 1]
+                    st[TOPS, 0] = node + 1 + n
+                m = st[AT_LETTERS, k - 1]
+                made[k - 1, 1, m, 0], made[k - 1, 1, m, 1] = node, _pack(st[AT_LETTER, k], total)
+                st[AT_LETTERS, k - 1] = m + 1
+                if total > st[AT_BEST, k - 1]:
+                    st[AT_BEST, k - 1] = total
         for k in range(p, ln):
             t = np.int64(tokens[i, k])  # (int16 in plain Python: its shifts would overflow)
-            if st[AT_CHOICE][k] < 0:
-                c = st[AT_NEXT_CHOICE][k]
-                st[AT_NEXT_CHOICE][k] += 1
-                st[AT_CHOICE][k], st[AT_RANK][k], st[AT_BEST][k], st[AT_LETTERS][k] = c, t >> TOKEN_SHIFT, 0, 0
-                st[AT_CHOICE_HEAD][k] = c + st[AT_NEXT_SLOT][k + 1] - 1
-                sums[st[AT_SLOT][k] + c + 1, CHILD] = st[AT_CHOICE_HEAD][k]
-                st[AT_CHOICES][k] += 1
-                choices[st[AT_CHOICE_HEAD][k], POINTS] = 0
-            s = st[AT_NEXT_SLOT][k + 1]
-            st[AT_NEXT_SLOT][k + 1] += 1
-            head = s + st[AT_NEXT_CHOICE][k + 1]
-            st[AT_SLOT][k + 1], st[AT_HEAD][k + 1] = s, head
-            sums[head, POINTS] = 0
-            choices[st[AT_CHOICE][k] + s, CHILD] = head
-            st[AT_LETTER][k + 1] = t & LETTER_OF
-            st[AT_LETTERS][k] += 1
-            st[AT_TOTAL][k + 1], st[AT_CHOICES][k + 1] = 0, 0
-            st[AT_CHOICE][k + 1] = -1
-        sums[st[AT_HEAD][ln], POINTS] += pts[i]
-        st[AT_TOTAL][ln] += pts[i]
+            if st[AT_RANK, k] < 0:
+                st[AT_RANK, k] = t >> TOKEN_SHIFT
+            st[AT_POINTS, k + 1], st[AT_TOTAL, k + 1], st[AT_CHOICES, k + 1] = 0, 0, 0
+            st[AT_LETTER, k + 1] = t & LETTER_OF
+        if i < hi:
+            st[AT_POINTS, ln] += pts[i]
+            st[AT_TOTAL, ln] += pts[i]
         prev = ln
-    st[AT_PREV][0] = prev
+    st[TOPS, PREV] = prev
+    if not last:
+        return -1
+    root, n = st[TOPS, 0], st[AT_CHOICES, 0]
+    sums[root, POINTS], sums[root, PACKED] = st[AT_POINTS, 0], _pack(n, st[AT_TOTAL, 0])
+    for j in range(n):
+        sums[root + 1 + j, CHILD], sums[root + 1 + j, PACKED] = made[0, 0, j, 0], made[0, 0, j, 1]
+    st[TOPS, 0] = root + 1 + n
+    return root
 
 
-def _build_end(st, sums, choices):
-    """Close the nodes the last row left open, the root last."""
-    _close_sums(st[AT_PREV][0], 0, st, sums, choices)
-    _close_choice(0, st, sums, choices)
-    sums[0, PACKED] = _pack(st[AT_CHOICES][0], st[AT_TOTAL][0])
+def _room_for(rows: int, width: int) -> int:
+    """The most rows of either table that building `rows` rows of `width` tokens can write: a
+    node for each token past a row's common prefix and for each node still open, each with a
+    row in its parent (and the root)."""
+    return 2 * (rows + 1) * (width + 1) + 1
 
 
 class Tree:
@@ -365,29 +343,31 @@ class Tree:
         buffers, read once: their pages are given back as the build passes them, so that the rows
         and the whole tree are never resident together."""
         compiled = kernels()
-        level_slots, level_choices = compiled._level_sizes(tokens)
-        nodes, letters = int(level_slots.sum()), int(level_choices.sum())
-        used_sums, used_choices = nodes + letters, letters + nodes - 1
-        self.sums = _table(reuse.sums if reuse else None, used_sums + LEAVES, spare)
-        self.choices = _table(reuse.choices if reuse else None, used_choices, spare)
-        self.log = reuse.log if reuse else np.empty((0, 2), np.int64)
+        n, width = tokens.shape
         # the merge's stack, to start with (it grows when a force needs more): a path holds at most one
         # choice a rank, a node at most 64 letters or a choice a rank, and the merge takes tasks LAG below its top
         ranks = (int(tokens.max()) >> TOKEN_SHIFT) + 1 if tokens.size else 0
         depth = 2 * (ranks + 1) * (max(LETTER_OF + 1, ranks) + 1)
         self.stack = reuse.stack if reuse and len(reuse.stack) >= depth else np.empty((depth, 4), np.int64)
-        state = compiled._build_state(tokens.shape[1], base, level_slots, level_choices, self.sums)
-        for lo in range(0, len(tokens), BUILD_CHUNK):
-            hi = min(lo + BUILD_CHUNK, len(tokens))
-            compiled._build_rows(tokens, pts, lo, hi, state, self.sums, self.choices)
+        self.log = reuse.log if reuse else np.empty((0, 2), np.int64)
+        chunk = _room_for(min(n, BUILD_CHUNK), width)
+        start = LEAVES + max(ROWS_A_ENTRY * n, chunk)  # most classes' trees fit without growing
+        self.sums = _table(reuse.sums if reuse else None, start, spare)
+        self.choices = _table(reuse.choices if reuse else None, start, spare)
+        leaves = np.arange(1, LEAVES + 1)
+        self.sums[:LEAVES] = np.stack([leaves, leaves], axis=1)  # no choices, bound = points
+        state, made = _build_state(width, ranks, base)
+        root = -1
+        for lo in range(0, max(n, 1), BUILD_CHUNK):  # (no rows: the root alone)
+            hi = min(lo + BUILD_CHUNK, n)
+            self._make_room(state[TOPS, :2], _room_for(hi - lo, width))
+            root = compiled._build_rows(tokens, pts, lo, hi, int(hi == n), state, made, self.sums, self.choices)
             if give_back:  # the next row compares itself with row hi - 1
                 release(tokens[:hi - 1])
                 release(pts[:hi])
-        compiled._build_end(state, self.sums, self.choices)
-        leaves = np.arange(1, LEAVES + 1)
-        self.sums[used_sums:used_sums + LEAVES] = np.stack([leaves, leaves], axis=1)  # no choices, bound = points
-        self.tops = np.array([used_sums + LEAVES, used_choices, used_sums], np.int64)
-        self.root = 0
+        self.root = int(root)
+        self.tops = np.array([state[TOPS, 0], state[TOPS, 1], 0], np.int64)  # tops[2]: the shared leaves' first row
+        self._make_room(self.tops[:2], int(spare * max(self.tops[:2])))
 
     @property
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -431,6 +411,11 @@ class Tree:
         """Both tables GROWTH times larger, their contents kept (`memory.grow`: in place)."""
         for name in ("sums", "choices"):
             grow(self, name, GROWTH * len(getattr(self, name)))
+
+    def _make_room(self, tops: np.ndarray, rows: int) -> None:
+        """Grow the tables until each has `rows` free rows past its used ones (`tops`)."""
+        while len(self.sums) - tops[0] < rows or len(self.choices) - tops[1] < rows:
+            self._grow()
 
 
 def _table(old: np.ndarray | None, rows: int, spare: float) -> np.ndarray:
