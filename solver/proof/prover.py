@@ -33,8 +33,8 @@ tree's with what forcing adds. Classes below RELEASE_BYTES (128 MiB) keep
 their pages, for speed: the 3x3 ENABLE2K proof, whose classes are mostly
 listing, takes 6% more CPU at 128 MiB than at 256 and 9% more at 64. With
 the kernels loaded without numba (solver.proof.compiled), every ENABLE2K 4x4
-class measured peaks at 0.59-0.96 of the published prover's in a fresh
-process (benchmarks/results/prove.md, "The prover without numba"). A class whose listing
+class measured peaks at 0.55-0.93 of the published prover's in a fresh
+process (benchmarks/results/prove.md, "The tree in post-order"). A class whose listing
 would give more than MAX_ROWS rows (2^25) is proved in pieces, one bucket
 halved until each piece fits.
 `ClassRecord.peak_bytes` is what a class held as arrays (of the kept buffers,
