@@ -487,3 +487,22 @@ def test_a_table_grows_in_place_keeping_its_rows_or_by_a_copy_when_another_view_
     grow(owner, "table", 6000)
     assert owner.table.shape == (6000, 3) and owner.table[:1000].ravel().tolist() == list(range(3000))
     assert owner.table[4999].tolist() == [7, 7, 7] and not np.shares_memory(held, owner.table)
+
+
+def test_a_tree_built_in_tables_too_small_grows_them_and_is_the_same_tree(make_lexicon, monkeypatch):
+    """The build stops before a row whose nodes might not fit, the tables grow and it goes on:
+    tables with room for nothing but the shared leaves give the same rows, root and bound as tables
+    with room to spare (and the root's bound is the rows' tree bound)."""
+    words = _random_words(31, SMALL, 400)
+    lex = open_lexicon(make_lexicon(words, SMALL.upper()))
+    plan = make_plan(lex, (3, 3), "aeq,rstu")
+    tokens, pts = class_entries(lex, plan, plan.class_buckets(5))
+    roomy = _tree(tokens, pts, 3)
+    monkeypatch.setattr(T, "ROWS_A_ENTRY", 0)
+    tight = _tree(tokens, pts, 3, spare=0)
+    assert len(tight.sums) < len(roomy.sums) and len(tight.choices) < len(roomy.choices)
+    assert tight.root == roomy.root and tight.bound(tight.root) == kernels().tree_bound(tokens, pts, 3) > 3
+    assert tight.tops.tolist() == roomy.tops.tolist() and len(tokens) > 100
+    for name in ("sums", "choices"):
+        top = roomy.tops[0 if name == "sums" else 1]
+        assert np.array_equal(getattr(tight, name)[:top], getattr(roomy, name)[:top])

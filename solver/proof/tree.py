@@ -62,7 +62,7 @@ LAG = 4                            # tasks the merge takes from below the top of
 ROWS_A_LINE = 8                    # rows of 8 bytes a 64-byte cache line holds
 AHEAD = 8                          # nodes the bounds' pass prefetches ahead
 GROWTH = 2                         # the arena grows by this factor when a force or the build does not fit
-ROWS_A_ENTRY = 5                   # rows of each table a tree takes per entry row, to start with (ENABLE2K 4x4: about 4)
+ROWS_A_ENTRY = 5                   # rows of each table a tree takes per entry row, to start with (ENABLE2K 4x4: 3.3 and 4.2)
 
 
 def _copy_row(table, to, row):
@@ -234,7 +234,7 @@ def _common(tokens, i, prev, ln):
 
 # the rows of `_build_state`, each a value per depth (a row prefix's length); TOPS: the tables' used rows
 (AT_POINTS, AT_TOTAL, AT_CHOICES, AT_LETTER, AT_RANK, AT_LETTERS, AT_BEST, TOPS) = range(8)
-PREV = 2  # TOPS' third element: the length of the last row built
+PREV, ROOT = 2, 3  # TOPS' third and fourth elements: the length of the last row built, and the root once built
 BUILD_CHUNK = 1 << 16  # rows built per call, after which a large class's rows read give their pages back
 
 
@@ -247,10 +247,10 @@ def _build_state(width, ranks, base):
     """The state `_build_rows` carries from row to row: per depth (a row prefix's length), the
     open sum node's points, its bound so far (points and closed choices), its closed choices and
     its letter; the open choice under it (its rank, or -1), its closed letters and their max; the
-    tables' used rows (after the shared leaves) and the last row's length. And `made`: per depth,
+    tables' used rows (after the shared leaves), the last row's length and the root. And `made`: per depth,
     the rows of the open sum node's closed choices and of its open choice's closed letters, written
     out when the node closes. The root's points are `base`."""
-    st = np.zeros((TOPS + 1, max(width + 1, PREV + 1)), np.int64)
+    st = np.zeros((TOPS + 1, max(width + 1, ROOT + 1)), np.int64)
     st[AT_RANK, :] = -1
     st[AT_POINTS, 0] = st[AT_TOTAL, 0] = base
     st[TOPS, 0] = LEAVES
@@ -260,19 +260,25 @@ def _build_state(width, ranks, base):
 
 def _build_rows(tokens, pts, lo, hi, last, st, made, sums, choices):
     """Write rows lo..hi of the sorted, distinct rows into the tree's tables (see the module),
-    going on from `st` and `made` (`_build_state`); with `last`, close every node still open and
-    return the root (else -1). A node is written when the rows leave it, its children before it
-    (post-order), so that every subtree is one run of rows in each table, read in order by the
-    merge. A sum node with no choices and 1 to LEAVES points is the shared leaf instead. The
-    caller leaves room for what the rows can write (`_room_for`). (One loop, no helpers: arrays
-    passed to a helper in the loop cost atomic reference-count updates at each call.)"""
+    going on from `st` and `made` (`_build_state`); with `last`, then close every node still open,
+    the root last (st[TOPS, ROOT]). Returns the row it stopped before: hi (hi + 1 with `last`) when
+    done, else the row that might not fit in the tables (grow them and go on from there). A node
+    is written when the rows leave it, its children before it (post-order), so that every subtree
+    is one run of rows in each table, read in order by the merge. A sum node with no choices and
+    1 to LEAVES points is the shared leaf instead. (One loop, no helpers: arrays passed to a
+    helper in the loop cost atomic reference-count updates at each call.)"""
     prev = st[TOPS, PREV]
+    widest = 1 + made.shape[2]  # the most rows a node can take
     for i in range(lo, hi + last):
         ln, p, rank = 0, 0, -1  # past the last row: close everything
         if i < hi:
             ln = _row_length(tokens, i)
             p = _common(tokens, i, prev, ln)
             rank = tokens[i, p] >> TOKEN_SHIFT
+        closing = (prev - p + 1) * widest  # the rows the nodes this row closes (and the root) can take
+        if st[TOPS, 0] + closing > len(sums) or st[TOPS, 1] + closing > len(choices):
+            st[TOPS, PREV] = prev
+            return i
         # close the sum nodes deeper than p (deepest first) and their open choices, and at depth p
         # the open choice if the row goes on through another cell
         for k in range(prev, p - 1, -1):
@@ -314,21 +320,14 @@ def _build_rows(tokens, pts, lo, hi, last, st, made, sums, choices):
             st[AT_TOTAL, ln] += pts[i]
         prev = ln
     st[TOPS, PREV] = prev
-    if not last:
-        return -1
-    root, n = st[TOPS, 0], st[AT_CHOICES, 0]
-    sums[root, POINTS], sums[root, PACKED] = st[AT_POINTS, 0], _pack(n, st[AT_TOTAL, 0])
-    for j in range(n):
-        sums[root + 1 + j, CHILD], sums[root + 1 + j, PACKED] = made[0, 0, j, 0], made[0, 0, j, 1]
-    st[TOPS, 0] = root + 1 + n
-    return root
-
-
-def _room_for(rows: int, width: int) -> int:
-    """The most rows of either table that building `rows` rows of `width` tokens can write: a
-    node for each token past a row's common prefix and for each node still open, each with a
-    row in its parent (and the root)."""
-    return 2 * (rows + 1) * (width + 1) + 1
+    if last:
+        root, n = st[TOPS, 0], st[AT_CHOICES, 0]
+        sums[root, POINTS], sums[root, PACKED] = st[AT_POINTS, 0], _pack(n, st[AT_TOTAL, 0])
+        for j in range(n):
+            sums[root + 1 + j, CHILD], sums[root + 1 + j, PACKED] = made[0, 0, j, 0], made[0, 0, j, 1]
+        st[TOPS, 0] = root + 1 + n
+        st[TOPS, ROOT] = root
+    return hi + last
 
 
 class Tree:
@@ -350,22 +349,24 @@ class Tree:
         depth = 2 * (ranks + 1) * (max(LETTER_OF + 1, ranks) + 1)
         self.stack = reuse.stack if reuse and len(reuse.stack) >= depth else np.empty((depth, 4), np.int64)
         self.log = reuse.log if reuse else np.empty((0, 2), np.int64)
-        chunk = _room_for(min(n, BUILD_CHUNK), width)
-        start = LEAVES + max(ROWS_A_ENTRY * n, chunk)  # most classes' trees fit without growing
+        start = LEAVES + ROWS_A_ENTRY * n  # most classes' trees fit without growing
         self.sums = _table(reuse.sums if reuse else None, start, spare)
         self.choices = _table(reuse.choices if reuse else None, start, spare)
         leaves = np.arange(1, LEAVES + 1)
         self.sums[:LEAVES] = np.stack([leaves, leaves], axis=1)  # no choices, bound = points
         state, made = _build_state(width, ranks, base)
-        root = -1
-        for lo in range(0, max(n, 1), BUILD_CHUNK):  # (no rows: the root alone)
-            hi = min(lo + BUILD_CHUNK, n)
-            self._make_room(state[TOPS, :2], _room_for(hi - lo, width))
-            root = compiled._build_rows(tokens, pts, lo, hi, int(hi == n), state, made, self.sums, self.choices)
+        lo, hi = 0, min(BUILD_CHUNK, n)
+        while lo <= n:
+            reached = compiled._build_rows(tokens, pts, lo, hi, int(hi == n), state, made, self.sums, self.choices)
+            if reached < hi + (hi == n):  # out of room
+                self._grow()
+                lo = reached
+                continue
             if give_back:  # the next row compares itself with row hi - 1
                 release(tokens[:hi - 1])
                 release(pts[:hi])
-        self.root = int(root)
+            lo, hi = hi + (hi == n), min(hi + BUILD_CHUNK, n)
+        self.root = int(state[TOPS, ROOT])
         self.tops = np.array([state[TOPS, 0], state[TOPS, 1], 0], np.int64)  # tops[2]: the shared leaves' first row
         self._make_room(self.tops[:2], int(spare * max(self.tops[:2])))
 
