@@ -62,7 +62,7 @@ LAG = 4                            # tasks the merge takes from below the top of
 ROWS_A_LINE = 8                    # rows of 8 bytes a 64-byte cache line holds
 AHEAD = 8                          # nodes the bounds' pass prefetches ahead
 GROWTH = 2                         # the arena grows by this factor when a force or the build does not fit
-ROWS_A_ENTRY = 5                   # rows of each table a tree takes per entry row, to start with (ENABLE2K 4x4: 3.3 and 4.2)
+ROWS_A_ENTRY = 4                   # rows of each table a tree takes per entry row, to start with (ENABLE2K 4x4: 3.3 and 4.2)
 
 
 def _copy_row(table, to, row):
@@ -368,7 +368,7 @@ class Tree:
             lo, hi = hi + (hi == n), min(hi + BUILD_CHUNK, n)
         self.root = int(state[TOPS, ROOT])
         self.tops = np.array([state[TOPS, 0], state[TOPS, 1], 0], np.int64)  # tops[2]: the shared leaves' first row
-        self._make_room(self.tops[:2], int(spare * max(self.tops[:2])))
+        self._make_room(spare)
 
     @property
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -413,10 +413,12 @@ class Tree:
         for name in ("sums", "choices"):
             grow(self, name, GROWTH * len(getattr(self, name)))
 
-    def _make_room(self, tops: np.ndarray, rows: int) -> None:
-        """Grow the tables until each has `rows` free rows past its used ones (`tops`)."""
-        while len(self.sums) - tops[0] < rows or len(self.choices) - tops[1] < rows:
-            self._grow()
+    def _make_room(self, spare: float) -> None:
+        """Grow each table, if need be, to `spare` times its used rows free past them."""
+        for name, used in (("sums", self.tops[0]), ("choices", self.tops[1])):
+            rows = int(used + spare * used)
+            if len(getattr(self, name)) < rows:
+                grow(self, name, rows)
 
 
 def _table(old: np.ndarray | None, rows: int, spare: float) -> np.ndarray:
