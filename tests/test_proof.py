@@ -18,6 +18,7 @@ from boggle_dawg.solver.lexicon import open_lexicon
 from boggle_dawg.solver.proof import ClassRecord, class_entries, entries, make_plan, prove, prove_class, prover
 from boggle_dawg.solver.proof import tree as T
 from boggle_dawg.solver.proof.compiled import kernels
+from boggle_dawg.solver.proof.tables import NARROW_LETTERS
 from boggle_dawg.solver.rules import load_rules
 from boggle_dawg.solver.search import canonical_codes
 
@@ -71,8 +72,35 @@ def _force_rows(tokens, pts, depth, letter, base):
     return rows[starts].reshape(-1, width), np.add.reduceat(points, starts) if len(rows) else points, base
 
 
+def _columns(tokens, pts):
+    """Sorted, distinct rows of tokens as sort_entries gives them to the tree's build: the columns
+    of payloads (a word of its own a row, with the row's points) and key words; and the cells and
+    layout of the keys."""
+    held = tokens >= 0
+    ranks, letters = tokens.astype(np.int64) >> entries.TOKEN_SHIFT, tokens.astype(np.int64) & entries.LETTER_OF
+    cells = int(ranks[held].max()) + 1 if held.any() else 1
+    wide = int(held.any() and letters[held].max() >= NARROW_LETTERS)
+    word, shift, bits = entries._key_places(cells, wide)
+    table = np.zeros((1 + entries.key_words(cells, wide), len(tokens)), np.int64)
+    table[0] = (np.arange(len(tokens), dtype=np.int64) << 16) | pts
+    mask = np.zeros(len(tokens), np.int64)  # the ranks each row holds
+    for j in range(tokens.shape[1]):
+        on = held[:, j]
+        r = ranks[on, j]
+        np.bitwise_or.at(table, (1 + word[r], np.flatnonzero(on)), (letters[on, j] + 1) << shift[r])
+        mask[on] |= np.int64(1) << r
+    top = np.zeros(len(tokens), np.int64)  # one more than each row's highest rank
+    for r in range(cells):
+        top[(mask >> r) & 1 == 1] = r + 1
+    for r in range(cells):  # the ranks a row passes over below its highest
+        gap = (r < top) & ((mask >> r) & 1 == 0)
+        table[1 + word[r], gap] |= ((np.int64(1) << bits) - 1) << shift[r]
+    return table, cells, wide
+
+
 def _tree(tokens, pts, base, spare=0.5):
-    return T.Tree(tokens, pts, base, spare=spare)
+    table, cells, wide = _columns(tokens, pts)
+    return T.Tree(table, len(tokens), cells, wide, base, spare=spare)
 
 
 def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit, tree=None, root=None):
@@ -506,3 +534,25 @@ def test_a_tree_built_in_tables_too_small_grows_them_and_is_the_same_tree(make_l
     for name in ("sums", "choices"):
         top = roomy.tops[0 if name == "sums" else 1]
         assert np.array_equal(getattr(tight, name)[:top], getattr(roomy, name)[:top])
+
+
+@IN_PYTHON
+def test_the_tree_built_from_the_sorted_keys_is_the_tree_of_the_rows_they_give(make_lexicon):
+    """The prover builds its tree from the sorted keys themselves (solver.proof.tree), `class_entries`
+    writes them out as rows of tokens (entries.emit_rows): two readings of the keys, each counting a
+    word once per set of (cell, letter) pairs. Anagrams share sets of pairs (a key's words added up)
+    and palindromes a set with themselves (counted once): both give the same root, rows and bound."""
+    words = sorted(set(_random_words(41, SMALL, 300)) | {"tea", "eat", "ate", "eta", "tae", "tat", "ese", "sees"})
+    lex = open_lexicon(make_lexicon(words, SMALL.upper()))
+    plan = make_plan(lex, (3, 3), "aeq,rstu")
+    for class_id in plan.canonical_ids()[:6]:
+        tokens, pts = class_entries(lex, plan, plan.class_buckets(class_id))
+        table, count, _, _, _ = prover._entries(lex, plan, plan.class_buckets(class_id), lex.rules)
+        from_keys = T.Tree(table, count, plan.shape.cells, 0)
+        from_rows = _tree(tokens, pts, 0)
+        assert count > len(tokens)  # keys repeated: several words, or one word by several paths
+        assert from_keys.bound(from_keys.root) == from_rows.bound(from_rows.root) == kernels().tree_bound(tokens, pts, 0)
+        assert from_keys.tops.tolist() == from_rows.tops.tolist() and from_keys.root == from_rows.root
+        for table_name, top in (("sums", from_keys.tops[0]), ("choices", from_keys.tops[1])):
+            assert np.array_equal(getattr(from_keys, table_name)[:top], getattr(from_rows, table_name)[:top])
+        assert prove_class(lex, plan, class_id, 10**6).bound == from_keys.bound(from_keys.root)

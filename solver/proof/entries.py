@@ -15,8 +15,9 @@ points ending there + the sum of U over its choices, U(choice) = the max over
 its letters. `tree_bound` computes it in one pass over the sorted rows with a
 stack of running sums and maxima per depth, without building nodes.
 
-The prover builds the tree as nodes once per class and forces cells on it
-(solver.proof.tree), and forces the deep subclasses without merging (solver.proof.deep_forcing).
+The prover builds the tree as nodes once per class from the sorted keys themselves (solver.proof.tree,
+no rows of tokens written in between) and forces cells on it, and forces the deep subclasses without
+merging (solver.proof.deep_forcing); `emit_rows` writes the rows as tokens for `class_entries`.
 
 Plain functions (explicit stacks, no recursion, no Python objects), which
 solver.proof.compiled compiles: Python calls them through its `kernels()`.
@@ -274,46 +275,6 @@ def _fill(keys, payload, table):
             table[1 + w, i] = keys[i, w]
 
 
-def _emit(table, n, cells, wide, out_tokens, out_pts):
-    """From the first n columns of `table` (`_fill`'s) sorted by key: one row per distinct key,
-    as tokens, with the points of its distinct words added up; returns how many."""
-    kw = table.shape[0] - 1
-    width = out_tokens.shape[1]
-    key_word, key_shift, bits = _key_places(cells, wide)
-    skipped = (np.int64(1) << bits) - 1  # also the mask of a symbol
-    pay = table[0]
-    out = -1
-    group = 0  # the first row of the current run of equal keys
-    for a in range(n):
-        same = a > 0
-        for w in range(kw):
-            if same and table[1 + w, a] != table[1 + w, a - 1]:
-                same = False
-        if same:
-            seen = False
-            for b in range(group, a):
-                if pay[b] >> 16 == pay[a] >> 16:
-                    seen = True
-                    break
-            if not seen:
-                out_pts[out] += pay[a] & 0xFFFF
-            continue
-        group = a
-        out += 1
-        out_pts[out] = pay[a] & 0xFFFF
-        k = 0
-        for r in range(cells):
-            symbol = (table[1 + key_word[r], a] >> key_shift[r]) & skipped
-            if symbol == 0:
-                break
-            if symbol != skipped:
-                out_tokens[out, k] = (r << TOKEN_SHIFT) | (symbol - 1)
-                k += 1
-        for j in range(k, width):
-            out_tokens[out, j] = -1
-    return out + 1
-
-
 def sort_scratch(rows: int, words: int) -> np.ndarray:
     """The scratch `sort_entries` needs for `rows` rows of `words` key words: the payloads and the
     key words as rows (a listed row per column), and their spares. Its rows are a page and a
@@ -323,15 +284,15 @@ def sort_scratch(rows: int, words: int) -> np.ndarray:
 
 
 def sort_entries(keys: np.ndarray, payload: np.ndarray, cells: int, wide: int, scratch: np.ndarray,
-                 out_tokens: np.ndarray, out_pts: np.ndarray, give_back: bool = False) -> int:
-    """Sort the listed rows by key, keep one row per (key, word), add up the points of rows with
-    equal keys, and write the distinct rows as tokens to out_* (width: the longest row); returns
-    how many. The rows are copied into the scratch as columns (payload and key words) and sorted
-    by a stable radix sort, the last key word first, 12 bits a pass, passes whose bits are all
-    alike skipped, every field travelling with its key, so that every pass and the last one
-    read in order. give_back (a large class): the listed rows' pages are given back once copied,
-    the spares' once sorted, the sorted columns' once written out as tokens, so that none of them
-    is resident beside what comes next. scratch: `sort_scratch`."""
+                 give_back: bool = False) -> np.ndarray:
+    """Sort the listed rows by key: returns the rows of the scratch that hold them sorted, as columns
+    (`_fill`'s: the payloads, then the key words; the first len(keys) columns), equal keys side by
+    side with their words (solver.proof.tree builds the tree from them, `emit_rows` writes them as
+    tokens). The rows are copied into the scratch as columns and sorted by a stable radix sort,
+    the last key word first, 12 bits a pass, passes whose bits are all alike skipped, every field
+    travelling with its key, so that every pass and the last one read in order. give_back (a large
+    class): the listed rows' pages are given back once copied, the spares' once sorted, so that
+    none of them is resident beside what comes next. scratch: `sort_scratch`."""
     compiled = kernels()
     n, kw = keys.shape
     table, spare = scratch[:kw + 1], scratch[kw + 1:]  # whole rows: C-contiguous, which compiles to faster loops
@@ -344,7 +305,29 @@ def sort_entries(keys: np.ndarray, payload: np.ndarray, cells: int, wide: int, s
             table, spare = spare, table
     if give_back:
         release(spare)
-    rows = compiled._emit(table, n, cells, wide, out_tokens, out_pts)
-    if give_back:
-        release(table)
-    return rows
+    return table
+
+
+def emit_rows(table: np.ndarray, n: int, cells: int, wide: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first n sorted columns of `table` (`sort_entries`') as rows of tokens (`width` the longest,
+    padded with -1) and their points: one row per distinct key, the points of its distinct words
+    added up. (For `class_entries` and the checks that read rows; the prover builds its tree from
+    the columns themselves, solver.proof.tree.)"""
+    payload, keys = table[0, :n], table[1:, :n]
+    fresh = np.ones(n, bool)  # the first column of each distinct key
+    fresh[1:] = (keys[:, 1:] != keys[:, :-1]).any(axis=0)
+    row = np.cumsum(fresh) - 1
+    word = payload >> 16
+    order = np.lexsort((word, row))
+    row, word = row[order], word[order]
+    counted = np.ones(n, bool)  # a (key, word) pair's first column
+    counted[1:] = (row[1:] != row[:-1]) | (word[1:] != word[:-1])
+    starts = np.flatnonzero(fresh)
+    pts = np.bincount(row[counted], weights=payload[order][counted] & 0xFFFF, minlength=len(starts)).astype(np.int64)
+    key_word, key_shift, bits = _key_places(cells, wide)
+    symbols = np.stack([(keys[key_word[r], starts] >> key_shift[r]) & ((1 << bits) - 1) for r in range(cells)])
+    held = (symbols != 0) & (symbols != (1 << bits) - 1)  # (a rank passed over: all ones; after the last: 0)
+    rank, at = np.nonzero(held)
+    tokens = np.full((len(starts), max(width, 1)), -1, np.int16)
+    tokens[at, (np.cumsum(held, axis=0) - 1)[rank, at]] = (rank << TOKEN_SHIFT) | (symbols[rank, at] - 1)
+    return tokens, pts

@@ -12,17 +12,16 @@ prunes on a bound as tight as a merge's at each cell's top but merges nothing.
 The full boards it leaves are scored exactly by the ordinary solver.
 
 Memory per class, for R entry rows and C cells (K = ceil(C / 12) key words a
-row, ceil(C / 10) over more than 30 letters; W <= C the longest row): the
-listed rows (8K + 8 bytes a row), the sort's scratch (16 + 16K bytes a row)
-and the sorted rows (2W + 8 bytes a row), in buffers with room for MAX_ROWS
-rows that are allocated once per process and kept; a class that writes
-RELEASE_BYTES of them or more gives each buffer's pages back as soon as what
-it holds has been read for the last time (entries.sort_entries: the listed
-rows once copied into the sort's scratch, the scratch's spares once sorted;
-the sorted rows as the tree's build passes them; the arena once the class is
-done), so that it never holds two stages at once: on 4x4 the sort's peak is
-48 bytes a listed row, the emit's 24 a listed row beside the sorted rows, and
-the build's the tree beside a chunk of rows. The tree's
+row, ceil(C / 10) over more than 30 letters): the listed rows (8K + 8 bytes a
+row) and the sort's scratch (16 + 16K bytes a row), in buffers with room for
+MAX_ROWS rows that are allocated once per process and kept; the tree is built
+from the sorted scratch itself. A class that writes RELEASE_BYTES of them or
+more gives each buffer's pages back as soon as what it holds has been read
+for the last time (entries.sort_entries: the listed rows once copied into the
+sort's scratch, the scratch's spares once sorted; the sorted rows as the
+tree's build passes them; the arena once the class is done), so that it
+never holds two stages at once: on 4x4 the sort's peak is 48 bytes a listed
+row, and the build's the tree beside a chunk of rows. The tree's
 arena: 16 bytes a node (a header and the parent's row for it, in two int32
 tables of two columns; about 4 nodes a row on ENABLE2K 4x4 classes), with
 half as much again to spare, growing by doubling in place (`memory.grow`)
@@ -201,8 +200,11 @@ def class_entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rule
     """The sorted, distinct entry rows (tokens, points under `rules`, by default the lexicon's) of
     the boards whose cell i holds a letter of cell_letters[i] (see solver.proof.entries): each word
     counted once per distinct set of (cell, letter) pairs its paths use."""
-    tokens, pts, _, _ = _entries(lexicon, plan, cell_letters, lexicon.rules if rules is None else rules)
-    return tokens.copy(), pts.copy()
+    from .entries import emit_rows
+
+    rules = lexicon.rules if rules is None else rules
+    table, count, width, _, _ = _entries(lexicon, plan, cell_letters, rules)
+    return emit_rows(table, count, plan.shape.cells, tables_of(lexicon, rules).wide, width)
 
 
 def _kept_bytes(cells: int, wide: int) -> int:
@@ -213,47 +215,45 @@ def _kept_bytes(cells: int, wide: int) -> int:
 
 def _kept_buffers(cells: int, wide: int, words: int) -> tuple[np.ndarray, ...]:
     """The buffers of listing a class for the shape and layout: the listed rows (keys,
-    payload), the sort's scratch and the sorted rows (tokens, flat, and points), each with room
-    for MAX_ROWS rows, allocated once and kept, so that no class is listed twice for want of room
-    (untouched, the room costs address space only; a large class gives the pages back once used)."""
+    payload) and the sort's scratch, each with room for MAX_ROWS rows, allocated once and kept,
+    so that no class is listed twice for want of room (untouched, the room costs address space
+    only; a large class gives the pages back once used)."""
     from . import entries
 
     buffers = _buffers.get((cells, wide))
     if buffers is None or len(buffers[1]) < MAX_ROWS:
         buffers = _buffers[cells, wide] = (
             small_pages((MAX_ROWS, words), np.int64), small_pages(MAX_ROWS, np.int64),
-            entries.sort_scratch(MAX_ROWS, words), small_pages(MAX_ROWS * cells, np.int16),
-            small_pages(MAX_ROWS, np.int64))
+            entries.sort_scratch(MAX_ROWS, words))
     return buffers
 
 
 def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules
-             ) -> tuple[np.ndarray, np.ndarray, int, bool]:
-    """`class_entries`, in the kept buffers (valid until its tree is built), the bytes of arrays
-    held while sorting them (the kept buffers' rows written so far and the last tree: for
-    ClassRecord.peak_bytes), and whether the class is large enough that the buffers give their
-    pages back once used (RELEASE_BYTES)."""
+             ) -> tuple[np.ndarray, int, int, int, bool]:
+    """The listed rows of `class_entries`, sorted by key, in the kept buffers (valid until its
+    tree is built): the sort's columns (entries.sort_entries) and how many; the longest row; the
+    bytes of arrays held while sorting them (the kept buffers' rows written so far and the last
+    tree: for ClassRecord.peak_bytes); and whether the class is large enough that the buffers give
+    their pages back once used (RELEASE_BYTES)."""
     from . import entries
 
     tables = tables_of(lexicon, rules)
     geo = _Geometry(plan)
     bucket_mask = np.array([sum(1 << code for code in lexicon.charset.codes(b)) for b in cell_letters], np.int64)
     cells, wide = plan.shape.cells, tables.wide
-    keys, payload, scratch, flat_tokens, sorted_pts = _kept_buffers(cells, wide, entries.key_words(cells, wide))
+    keys, payload, scratch = _kept_buffers(cells, wide, entries.key_words(cells, wide))
     count, longest = kernels().list_entries(tables.nodes, wide, bucket_mask, geo.nbrs, geo.nbr_count,
                                             geo.rank, keys, payload)
-    width = max(int(longest), 1)
     written = min(count, MAX_ROWS) * (keys.itemsize * keys.shape[1] + payload.itemsize)
     if count <= MAX_ROWS:
-        written += count * (scratch.itemsize * len(scratch) + flat_tokens.itemsize * width + sorted_pts.itemsize)
+        written += count * scratch.itemsize * len(scratch)
     _listing_bytes[cells, wide] = max(_listing_bytes.get((cells, wide), 0), written)
     if count > MAX_ROWS:
         raise ClassTooLarge(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold")
-    tokens = flat_tokens[:count * width].reshape(count, width)
     large = written >= RELEASE_BYTES
-    rows = entries.sort_entries(keys[:count], payload[:count], cells, wide, scratch, tokens, sorted_pts[:count],
-                                give_back=large)  # (a large class's listed rows and scratch given back there)
-    return tokens[:rows], sorted_pts[:rows], _kept_bytes(cells, wide), large
+    table = entries.sort_entries(keys[:count], payload[:count], cells, wide, scratch,
+                                 give_back=large)  # (a large class's listed rows and spares given back there)
+    return table, count, int(longest), _kept_bytes(cells, wide), large
 
 
 def bound_of(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules | None = None) -> int:
@@ -296,11 +296,12 @@ class _Prover:
         while pieces:
             piece = pieces.pop()
             try:
-                tokens, pts, held, large = _entries(self.lexicon, self.plan, piece, self.rules)
+                table, count, _, held, large = _entries(self.lexicon, self.plan, piece, self.rules)
             except ClassTooLarge:
                 pieces.extend(_halves(piece, self.order))
                 continue
-            tree = self.make_tree(tokens, pts, 0, _kept_trees.pop() if _kept_trees else None, give_back=large)
+            tree = self.make_tree(table, count, self.shape.cells, self.wide, 0, _kept_trees.pop() if _kept_trees else None,
+                                  give_back=large)
             self.peak_bytes = max(self.peak_bytes, held + tree.nbytes)
             if large:  # the rows are in the tree now: whatever the sort and the build left resident of the buffers
                 for buffer in _buffers[self.key]:

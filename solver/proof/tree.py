@@ -1,9 +1,9 @@
 """The sum/choice tree as an arena of shared nodes, and forcing a cell on the tree itself.
 
-A class's tree is built once from its sorted entry rows (solver.proof.entries) into an
-arena (`Tree`) of two int32 tables of two columns (8 bytes a row, eight rows a cache
-line), where a node is a header row followed by a row per child, so that a node and its
-child list are read together:
+A class's tree is built once from its listed rows sorted by key (solver.proof.entries),
+each distinct key's tokens read from the key itself, into an arena (`Tree`) of two int32
+tables of two columns (8 bytes a row, eight rows a cache line), where a node is a header
+row followed by a row per child, so that a node and its child list are read together:
 
 - `sums`: a sum node's header (points, children | bound), then per choice child (its
   node, its rank | its bound), in rank order;
@@ -47,7 +47,7 @@ import numpy as np
 
 from ..walk_kernels import prefetch_row
 from .compiled import kernels
-from .entries import LETTER_OF, TOKEN_SHIFT
+from .entries import LETTER_OF, TOKEN_SHIFT, _key_places
 from .memory import grow, release, small_pages
 
 POINTS, PACKED = 0, 1              # a header's columns: points; its count over its bound (a choice's bound: 0)
@@ -215,26 +215,11 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
     return result
 
 
-def _row_length(tokens, i):
-    for k in range(tokens.shape[1]):
-        if tokens[i, k] < 0:
-            return k
-    return tokens.shape[1]
-
-
-def _common(tokens, i, prev, ln):
-    """The length of the prefix row i shares with row i - 1 (of length prev)."""
-    p = 0
-    if i > 0:
-        m = min(prev, ln)
-        while p < m and tokens[i, p] == tokens[i - 1, p]:
-            p += 1
-    return p
-
-
-# the rows of `_build_state`, each a value per depth (a row prefix's length); TOPS: the tables' used rows
-(AT_POINTS, AT_TOTAL, AT_CHOICES, AT_LETTER, AT_RANK, AT_LETTERS, AT_BEST, TOPS) = range(8)
-PREV, ROOT = 2, 3  # TOPS' third and fourth elements: the length of the last row built, and the root once built
+# the rows of `_build_state`, each a value per depth (a row prefix's length); TOPS: the tables' used rows;
+# ROW and LAST: the tokens of the row being built and of the one before
+(AT_POINTS, AT_TOTAL, AT_CHOICES, AT_LETTER, AT_RANK, AT_LETTERS, AT_BEST, ROW, LAST, TOPS) = range(10)
+PREV, ROOT, GROUP = 2, 3, 4  # TOPS' other elements: the last row's length, the root once built, and the first
+# of the sorted rows with the last row's key
 BUILD_CHUNK = 1 << 16  # rows built per call, after which a large class's rows read give their pages back
 
 
@@ -243,42 +228,72 @@ def _pack(key, bound):
     return (key << KEY_SHIFT) | min(bound, BOUND_CAP)
 
 
-def _build_state(width, ranks, base):
+def _build_state(cells, ranks, base):
     """The state `_build_rows` carries from row to row: per depth (a row prefix's length), the
     open sum node's points, its bound so far (points and closed choices), its closed choices and
     its letter; the open choice under it (its rank, or -1), its closed letters and their max; the
-    tables' used rows (after the shared leaves), the last row's length and the root. And `made`: per depth,
-    the rows of the open sum node's closed choices and of its open choice's closed letters, written
-    out when the node closes. The root's points are `base`."""
-    st = np.zeros((TOPS + 1, max(width + 1, ROOT + 1)), np.int64)
+    tokens of the row and of the last one; the tables' used rows (after the shared leaves), the
+    last row's length, the root and the first row of the last key. And `made`: per depth, the rows
+    of the open sum node's closed choices and of its open choice's closed letters, written out
+    when the node closes. The root's points are `base`."""
+    st = np.zeros((TOPS + 1, max(cells + 1, GROUP + 1)), np.int64)
     st[AT_RANK, :] = -1
     st[AT_POINTS, 0] = st[AT_TOTAL, 0] = base
     st[TOPS, 0] = LEAVES
-    made = np.zeros((width + 1, 2, max(ranks, LETTER_OF + 1), 2), np.int64)
+    made = np.zeros((cells + 1, 2, max(ranks, LETTER_OF + 1), 2), np.int64)
     return st, made
 
 
-def _build_rows(tokens, pts, lo, hi, last, st, made, sums, choices):
-    """Write rows lo..hi of the sorted, distinct rows into the tree's tables (see the module),
-    going on from `st` and `made` (`_build_state`); with `last`, then close every node still open,
-    the root last (st[TOPS, ROOT]). Returns the row it stopped before: hi (hi + 1 with `last`) when
-    done, else the row that might not fit in the tables (grow them and go on from there). A node
+def _build_rows(table, lo, hi, last, cells, wide, st, made, sums, choices):
+    """Build the tree of columns lo..hi of `table`, the listed rows sorted by key (solver.proof.entries'
+    sort_entries: payloads, then key words), into the tables (see the module), going on from `st`
+    and `made` (`_build_state`): a row per distinct key, its tokens read from the key, its points
+    those of its distinct words. With `last`, then close every node still open, the root last
+    (st[TOPS, ROOT]). Returns the column it stopped before: hi (hi + 1 with `last`) when done,
+    else the one whose nodes might not fit in the tables (grow them and go on from there). A node
     is written when the rows leave it, its children before it (post-order), so that every subtree
     is one run of rows in each table, read in order by the merge. A sum node with no choices and
     1 to LEAVES points is the shared leaf instead. (One loop, no helpers: arrays passed to a
     helper in the loop cost atomic reference-count updates at each call.)"""
-    prev = st[TOPS, PREV]
+    key_word, key_shift, bits = _key_places(cells, wide)
+    skipped = (np.int64(1) << bits) - 1  # also the mask of a symbol
+    words = table.shape[0] - 1
+    pay = table[0]
+    prev, group = st[TOPS, PREV], st[TOPS, GROUP]
     widest = 1 + made.shape[2]  # the most rows a node can take
     for i in range(lo, hi + last):
         ln, p, rank = 0, 0, -1  # past the last row: close everything
         if i < hi:
-            ln = _row_length(tokens, i)
-            p = _common(tokens, i, prev, ln)
-            rank = tokens[i, p] >> TOKEN_SHIFT
+            same = i > 0
+            for w in range(words):
+                if same and table[1 + w, i] != table[1 + w, i - 1]:
+                    same = False
+            if same:  # the last row's key again: its points, for a word not counted yet
+                seen = False
+                for b in range(group, i):
+                    if pay[b] >> 16 == pay[i] >> 16:
+                        seen = True
+                        break
+                if not seen:
+                    st[AT_POINTS, prev] += pay[i] & 0xFFFF
+                    st[AT_TOTAL, prev] += pay[i] & 0xFFFF
+                continue
+            for r in range(cells):  # the row's tokens
+                symbol = (table[1 + key_word[r], i] >> key_shift[r]) & skipped
+                if symbol == 0:
+                    break
+                if symbol != skipped:
+                    st[ROW, ln] = (r << TOKEN_SHIFT) | (symbol - 1)
+                    ln += 1
+            m = min(prev, ln)
+            while p < m and st[ROW, p] == st[LAST, p]:
+                p += 1
+            rank = st[ROW, p] >> TOKEN_SHIFT
         closing = (prev - p + 1) * widest  # the rows the nodes this row closes (and the root) can take
         if st[TOPS, 0] + closing > len(sums) or st[TOPS, 1] + closing > len(choices):
-            st[TOPS, PREV] = prev
+            st[TOPS, PREV], st[TOPS, GROUP] = prev, group
             return i
+        group = i
         # close the sum nodes deeper than p (deepest first) and their open choices, and at depth p
         # the open choice if the row goes on through another cell
         for k in range(prev, p - 1, -1):
@@ -310,16 +325,17 @@ def _build_rows(tokens, pts, lo, hi, last, st, made, sums, choices):
                 if total > st[AT_BEST, k - 1]:
                     st[AT_BEST, k - 1] = total
         for k in range(p, ln):
-            t = np.int64(tokens[i, k])  # (int16 in plain Python: its shifts would overflow)
+            t = st[ROW, k]
+            st[LAST, k] = t
             if st[AT_RANK, k] < 0:
                 st[AT_RANK, k] = t >> TOKEN_SHIFT
             st[AT_POINTS, k + 1], st[AT_TOTAL, k + 1], st[AT_CHOICES, k + 1] = 0, 0, 0
             st[AT_LETTER, k + 1] = t & LETTER_OF
         if i < hi:
-            st[AT_POINTS, ln] += pts[i]
-            st[AT_TOTAL, ln] += pts[i]
+            st[AT_POINTS, ln] += pay[i] & 0xFFFF
+            st[AT_TOTAL, ln] += pay[i] & 0xFFFF
         prev = ln
-    st[TOPS, PREV] = prev
+    st[TOPS, PREV], st[TOPS, GROUP] = prev, group
     if last:
         root, n = st[TOPS, 0], st[AT_CHOICES, 0]
         sums[root, POINTS], sums[root, PACKED] = st[AT_POINTS, 0], _pack(n, st[AT_TOTAL, 0])
@@ -333,20 +349,19 @@ def _build_rows(tokens, pts, lo, hi, last, st, made, sums, choices):
 class Tree:
     """A sum/choice tree in a growable arena (see the module); `root` is the class's root."""
 
-    def __init__(self, tokens: np.ndarray, pts: np.ndarray, base: int = 0, reuse: Tree | None = None,
+    def __init__(self, table: np.ndarray, n: int, cells: int, wide: int, base: int = 0, reuse: Tree | None = None,
                  spare: float = 0.5, give_back: bool = False) -> None:
-        """The tree of sorted, distinct entry rows (solver.proof.entries) plus `base` points at the
-        root, with room for `spare` times its rows more before the arena first grows; in the tables
-        of `reuse` (a tree done with) when they are large enough, so that their memory is touched
-        once for many classes. give_back: the rows are a large class's `memory.small_pages`
-        buffers, read once: their pages are given back as the build passes them, so that the rows
-        and the whole tree are never resident together."""
+        """The tree of the first n columns of `table`, a class's listed rows sorted by key
+        (solver.proof.entries.sort_entries, on a board of `cells` cells in the charset layout
+        `wide`), plus `base` points at the root, with room for `spare` times its rows more before
+        the arena first grows; in the tables of `reuse` (a tree done with) when they are large
+        enough, so that their memory is touched once for many classes. give_back: `table` is a
+        large class's `memory.small_pages` scratch, read once: its pages are given back as the
+        build passes them, so that the sorted rows and the whole tree are never resident together."""
         compiled = kernels()
-        n, width = tokens.shape
         # the merge's stack, to start with (it grows when a force needs more): a path holds at most one
         # choice a rank, a node at most 64 letters or a choice a rank, and the merge takes tasks LAG below its top
-        ranks = (int(tokens.max()) >> TOKEN_SHIFT) + 1 if tokens.size else 0
-        depth = 2 * (ranks + 1) * (max(LETTER_OF + 1, ranks) + 1)
+        depth = 2 * (cells + 1) * (max(LETTER_OF + 1, cells) + 1)
         self.stack = reuse.stack if reuse and len(reuse.stack) >= depth else np.empty((depth, 4), np.int64)
         self.log = reuse.log if reuse else np.empty((0, 2), np.int64)
         start = LEAVES + ROWS_A_ENTRY * n  # most classes' trees fit without growing
@@ -354,17 +369,18 @@ class Tree:
         self.choices = _table(reuse.choices if reuse else None, start, spare)
         leaves = np.arange(1, LEAVES + 1)
         self.sums[:LEAVES] = np.stack([leaves, leaves], axis=1)  # no choices, bound = points
-        state, made = _build_state(width, ranks, base)
+        state, made = _build_state(cells, cells, base)
         lo, hi = 0, min(BUILD_CHUNK, n)
         while lo <= n:
-            reached = compiled._build_rows(tokens, pts, lo, hi, int(hi == n), state, made, self.sums, self.choices)
+            reached = compiled._build_rows(table, lo, hi, int(hi == n), cells, wide, state, made, self.sums,
+                                           self.choices)
             if reached < hi + (hi == n):  # out of room
                 self._grow()
                 lo = reached
                 continue
-            if give_back:  # the next row compares itself with row hi - 1
-                release(tokens[:hi - 1])
-                release(pts[:hi])
+            if give_back:  # the columns read, short of the last key's (its words are compared with the next)
+                for column in table:
+                    release(column[:state[TOPS, GROUP]])
             lo, hi = hi + (hi == n), min(hi + BUILD_CHUNK, n)
         self.root = int(state[TOPS, ROOT])
         self.tops = np.array([state[TOPS, 0], state[TOPS, 1], 0], np.int64)  # tops[2]: the shared leaves' first row
