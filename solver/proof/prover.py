@@ -28,12 +28,13 @@ half as much again to spare, growing by doubling in place (`memory.grow`)
 while forced subtrees down the branch being explored need more (they share
 what they do not change, so they take a fraction of their parent each), kept
 for the next class. A large class's peak is the larger of the sort's and the
-tree's with what forcing adds. Classes below RELEASE_BYTES (128 MiB) keep
+tree's with what forcing adds. Classes below RELEASE_BYTES (84 MiB) keep
 their pages, for speed: the 3x3 ENABLE2K proof, whose classes are mostly
-listing, takes 6% more CPU at 128 MiB than at 256 and 9% more at 64. With
+listing, took 6% more CPU at the same classes' threshold than at twice it,
+and 9% more at half it. With
 the kernels loaded without numba (solver.proof.compiled), every ENABLE2K 4x4
-class measured peaks at 0.55-0.93 of the published prover's in a fresh
-process (benchmarks/results/prove.md, "The tree in post-order"). A class whose listing
+class measured peaks at 0.55-0.78 of the published prover's in a fresh
+process (benchmarks/results/prove.md, "The tree from the sorted keys"). A class whose listing
 would give more than MAX_ROWS rows (2^25) is proved in pieces, one bucket
 halved until each piece fits.
 `ClassRecord.peak_bytes` is what a class held as arrays (of the kept buffers,
@@ -64,7 +65,8 @@ from .tables import tables_of
 from .tree import NO_ROOM, Tree
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
-RELEASE_BYTES = 1 << 27     # listing bytes from which a class gives its buffers' pages back once used
+RELEASE_BYTES = 84 << 20    # listing bytes from which a class gives its buffers' pages back once used (128 MiB
+# while the sorted rows were also written out as tokens: the same classes at 4x4 and 3x3)
 DEEP_CELLS = 7               # with at most this many cells left to force, force them deep instead of on the tree
 DEEP_BOUND = 2.2             # ... or once the bound is at most this many times the target (measured on 3x3,
 # 3x4 and 4x4 classes: benchmarks/results/prove.md, "Forcing on the tree")
