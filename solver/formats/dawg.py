@@ -152,14 +152,14 @@ class DawgLexicon(Lexicon):
 
     @cached_property
     def _descents(self) -> Descents:
-        """Descents in one loop, `number` adding the edges' skips up to the word's rank. Narrow
-        states and the edges are read as 32-bit halves (`narrow_halves`; an edge's child at 2e, its
-        skip at 2e + 1), wide states a word at a time."""
+        """Descents in one loop, `number` adding the edges' skips up to the word's rank. The edges are
+        read as 32-bit halves, narrow states too (`narrow_halves`), wide ones as 32-bit quarters and
+        64-bit words (`wide_quarters`), others a word at a time."""
         import numpy as np
 
         bits, halves, eow = self._letter_bits, narrow_halves(self.states, self.layout), HALF_EOW_SHIFT
+        edge_halves = np.ascontiguousarray(self.edges).view(np.uint32).data  # an edge's child at 2e, its skip at 2e + 1
         if halves is not None:
-            edges = np.ascontiguousarray(self.edges).view(np.uint32).data
 
             def number_narrow(folded: str) -> int | None:
                 at, letters, rank = 0, halves[1], 0
@@ -168,8 +168,8 @@ class DawgLexicon(Lexicon):
                     if bit is None or not letters & bit[0]:
                         return None
                     edge = (halves[at] + (letters & bit[1]).bit_count()) << 1
-                    rank += edges[edge + 1]
-                    at = edges[edge] << 1
+                    rank += edge_halves[edge + 1]
+                    at = edge_halves[edge] << 1
                     letters = halves[at + 1]
                 return rank if letters >> eow else None
 
@@ -179,7 +179,7 @@ class DawgLexicon(Lexicon):
                     bit = bits.get(letter)
                     if bit is None or not letters & bit[0]:
                         return None
-                    at = edges[(halves[at] + (letters & bit[1]).bit_count()) << 1] << 1
+                    at = edge_halves[(halves[at] + (letters & bit[1]).bit_count()) << 1] << 1
                     letters = halves[at + 1]
                 return at if letters >> eow else None
 
@@ -189,7 +189,7 @@ class DawgLexicon(Lexicon):
                     bit = bits.get(letter)
                     if bit is None or not letters & bit[0]:
                         break
-                    at = edges[(halves[at] + (letters & bit[1]).bit_count()) << 1] << 1
+                    at = edge_halves[(halves[at] + (letters & bit[1]).bit_count()) << 1] << 1
                     letters = halves[at + 1]
                     end += 1
                     if letters >> eow:
@@ -198,9 +198,8 @@ class DawgLexicon(Lexicon):
 
             return Descents(number_narrow, has_narrow, word_ends_narrow)
         wide = wide_quarters(self.states, self.layout)
-        if wide is not None:  # the edges as halves: child at 2e, skip at 2e + 1
+        if wide is not None:
             quarters, masks = wide
-            halves_of_edges = np.ascontiguousarray(self.edges).view(np.uint32).data
 
             def number_wide(folded: str) -> int | None:
                 at, letters, rank = 0, masks[1], 0
@@ -209,8 +208,8 @@ class DawgLexicon(Lexicon):
                     if bit is None or not letters & bit[0]:
                         return None
                     edge = (quarters[at << 2] + (letters & bit[1]).bit_count()) << 1
-                    rank += halves_of_edges[edge + 1]
-                    at = halves_of_edges[edge]
+                    rank += edge_halves[edge + 1]
+                    at = edge_halves[edge]
                     letters = masks[(at << 1) + 1]
                 return rank if quarters[(at << 2) + 1] >> eow else None
 
@@ -220,7 +219,7 @@ class DawgLexicon(Lexicon):
                     bit = bits.get(letter)
                     if bit is None or not letters & bit[0]:
                         return None
-                    at = halves_of_edges[(quarters[at << 2] + (letters & bit[1]).bit_count()) << 1]
+                    at = edge_halves[(quarters[at << 2] + (letters & bit[1]).bit_count()) << 1]
                     letters = masks[(at << 1) + 1]
                 return at if quarters[(at << 2) + 1] >> eow else None
 
@@ -230,7 +229,7 @@ class DawgLexicon(Lexicon):
                     bit = bits.get(letter)
                     if bit is None or not letters & bit[0]:
                         break
-                    at = halves_of_edges[(quarters[at << 2] + (letters & bit[1]).bit_count()) << 1]
+                    at = edge_halves[(quarters[at << 2] + (letters & bit[1]).bit_count()) << 1]
                     letters = masks[(at << 1) + 1]
                     end += 1
                     if quarters[(at << 2) + 1] >> eow:

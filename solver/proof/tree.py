@@ -24,9 +24,9 @@ from, and a leaf (points, no choices) of 1 to LEAVES points is one shared node, 
 first rows of `sums` (a fifth of a 4x4 class's sum nodes were such leaves). The build
 writes each node once its rows are done, children first (post-order), so that every
 subtree of the class's tree is one run of rows in each table: a merge reads the two
-subtrees it merges from two runs, not from every level of the tree, which took 10-13%
-off forcing when the nodes were numbered level by level (benchmarks/results/prove.md,
-"The tree in post-order").
+subtrees it merges from two runs, not from every level of the tree (forcing took 10-13%
+longer with the nodes numbered level by level: benchmarks/results/prove.md, "The tree in
+post-order").
 
 Forcing the next cell of the split order (rank r, the smallest rank left: every path
 through a cell of a smaller rank was forced away above) to a letter: the root's first
@@ -228,7 +228,7 @@ def _pack(key, bound):
     return (key << KEY_SHIFT) | min(bound, BOUND_CAP)
 
 
-def _build_state(cells, ranks, base):
+def _build_state(cells, base):
     """The state `_build_rows` carries from row to row: per depth (a row prefix's length), the
     open sum node's points, its bound so far (points and closed choices), its closed choices and
     its letter; the open choice under it (its rank, or -1), its closed letters and their max; the
@@ -240,7 +240,7 @@ def _build_state(cells, ranks, base):
     st[AT_RANK, :] = -1
     st[AT_POINTS, 0] = st[AT_TOTAL, 0] = base
     st[TOPS, 0] = LEAVES
-    made = np.zeros((cells + 1, 2, max(ranks, LETTER_OF + 1), 2), np.int64)
+    made = np.zeros((cells + 1, 2, max(cells, LETTER_OF + 1), 2), np.int64)  # a node: a choice a cell, or a letter
     return st, made
 
 
@@ -369,7 +369,7 @@ class Tree:
         self.choices = _table(reuse.choices if reuse else None, start, spare)
         leaves = np.arange(1, LEAVES + 1)
         self.sums[:LEAVES] = np.stack([leaves, leaves], axis=1)  # no choices, bound = points
-        state, made = _build_state(cells, cells, base)
+        state, made = _build_state(cells, base)
         lo, hi = 0, min(BUILD_CHUNK, n)
         while lo <= n:
             reached = compiled._build_rows(table, lo, hi, int(hi == n), cells, wide, state, made, self.sums,
