@@ -107,10 +107,10 @@ def _forced_subtrees(tokens, pts, order, codes, depth, base, forced, visit, tree
     """Call visit(forced cells -> letter, bound) for the class and every partly forced subclass,
     forcing as the prover does (on the tree, in split order), each forced tree's bound checked
     against the tree of the subclass's rows (forced plainly, `_force_rows`). The arena starts
-    with no room to spare and the merge's stack with room for one task, so both grow often."""
+    with no room to spare and the merge's log with room for one task, so both grow."""
     if tree is None:
         tree = _tree(tokens, pts, base, spare=0)
-        tree.stack = np.empty((1, 4), np.int64)
+        tree.log = np.empty((1, 4), np.int32)
         root = tree.root
     bound = tree.bound(root)
     assert bound == kernels().tree_bound(tokens, pts, base)

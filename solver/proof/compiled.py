@@ -30,7 +30,7 @@ from .. import aot
 SOURCES = ("proof/entries.py", "proof/tree.py", "proof/deep_forcing.py", "proof/compiled.py")
 
 _VECTOR, _MATRIX = np.zeros(1, np.int64), np.zeros((1, 1), np.int64)
-_TOKENS, _ARENA = np.zeros((1, 1), np.int16), np.zeros((1, 2), np.int32)
+_TOKENS, _ARENA, _LOG = np.zeros((1, 1), np.int16), np.zeros((1, 2), np.int32), np.zeros((1, 4), np.int32)
 _MADE = np.zeros((1, 1, 1, 1), np.int64)  # the tree build's rows made (tree._build_state)
 
 # What Python calls, as it calls them: name -> (return type, example arguments of the types it gives).
@@ -41,7 +41,7 @@ EXPORTS = {
     "_sort_by_row": ("boolean", (_MATRIX, 0, 0, _MATRIX, 0)),
     "_lowest_rank_bit": ("int64", (0, 0, 0)),
     "_build_rows": ("int64", (_MATRIX, 0, 0, 0, 0, 0, _MATRIX, _MADE, _ARENA, _ARENA)),
-    "force_cell": ("int64", (_ARENA, _ARENA, _VECTOR, 0, 0, 0, _MATRIX, _MATRIX)),
+    "force_cell": ("int64", (_ARENA, _ARENA, _VECTOR, 0, 0, 0, _LOG)),
     "force_remaining": ("UniTuple(int64, 2)", (_ARENA, _ARENA, 0, 0, _MATRIX, _VECTOR, 0, 0, _MATRIX, _MATRIX,
                                                _MATRIX)),
 }

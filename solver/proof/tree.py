@@ -34,11 +34,15 @@ choice, if it has rank r, is the only choice of that rank in the tree (the tree 
 orderly: ranks increase down every path). Its child for the letter is merged into the
 root without that choice: points add, choices of the same rank merge letter by letter,
 sum nodes under the same letter merge in turn, and a node present on one side only is
-shared, not copied. New nodes go on top of the arena; `mark`/`reset` drop them when the
-branch is done, so memory follows the branch being explored, not the whole search. The
-forced tree is the one merging the rows and building anew gives (the tests check it
-against that), at the cost of the nodes the merge touches rather than of every row of
-the subclass.
+shared, not copied. The merge's tasks (a pair of nodes to merge) wait in a queue, the log,
+and are done in the order queued (breadth first), so that the nodes of the task QUEUE_AHEAD
+on are known and prefetched while the task in hand is done: the merge waits on memory, and a
+stack (depth first, a task's nodes prefetched as it was pushed) gave them less time (classes
+of more than 2 s took 10-32% longer: benchmarks/results/prove.md, "The merge breadth first").
+New nodes go on top of the arena; `mark`/`reset` drop them when the branch is done, so memory
+follows the branch being explored, not the whole search. The forced tree is the one merging
+the rows and building anew gives (the tests check it against that), at the cost of the nodes
+the merge touches rather than of every row of the subclass.
 """
 
 from __future__ import annotations
@@ -55,10 +59,13 @@ CHILD = 0                          # a child's row: the child, then its rank or 
 KEY_SHIFT = 24                     # a row's key (rank, letter or count) sits above this many bits of bound
 BOUND_CAP = (1 << KEY_SHIFT) - 1   # bounds saturate here; also the mask of a packed column's bound
 SUM, CHOICE = 0, 1                 # the kinds of tasks and of nodes in a merge's log
-NO_ROOM, LOG_FULL, STACK_FULL = -1, -2, -3  # what `force_cell` returns when the arena, its log or its stack is full
+NO_ROOM, LOG_FULL = -1, -2          # what `force_cell` returns when the arena or its log is full
 # (NO_ROOM: also what deep forcing returns when a rank outgrows its tables of pending choices)
 LEAVES = 64                        # leaves of 1 .. LEAVES points are shared nodes
-LAG = 4                            # tasks the merge takes from below the top of its stack
+A, B, DEST, FLAGS = range(4)       # a merge task's row in the log: the nodes merged (A: then the node made, or -1
+# for none), the row its result goes to (-1: the root), and its kind | SKIP
+SKIP = 2                           # (in FLAGS) the root's task: its first choice left out
+QUEUE_AHEAD = 16                   # tasks on from the one done whose nodes the merge prefetches
 ROWS_A_LINE = 8                    # rows of 8 bytes a 64-byte cache line holds
 AHEAD = 8                          # nodes the bounds' pass prefetches ahead
 GROWTH = 2                         # the arena grows by this factor when a force or the build does not fit
@@ -84,14 +91,11 @@ def set_bound(table, row, bound):
     table[row, PACKED] = (table[row, PACKED] & ~BOUND_CAP) | min(bound, BOUND_CAP)
 
 
-def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind, children):
+def _merge_rows(table, out, ia, a_end, ib, b_end, log, tail, kind):
     """Write the union of two key-sorted runs of child rows from row `out` on: a key on one side
-    only keeps its row (the child shared); a key on both gets a task (kind, the two children,
-    the row) pushed on the stack, its child and bound filled in when the task is done, and the
-    two children's header and first rows (in the table `children`) prefetched: the merge waits
-    on memory, and the tasks pushed before them give those loads time (prefetching past the
-    table's end is harmless: a prefetch never faults). Returns (the rows written, the stack's
-    new depth)."""
+    only keeps its row (the child shared); a key on both gets a task (the two children, the row,
+    kind) queued at row `tail` of the log, its child and bound filled in when the task is done.
+    Returns (the rows written, the log's new tail)."""
     first = out
     while ia < a_end and ib < b_end:
         ka, kb = key_of(table, ia), key_of(table, ib)
@@ -103,12 +107,8 @@ def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind, children):
             ib += 1
         else:
             table[out, PACKED] = ka << KEY_SHIFT
-            a, b = table[ia, CHILD], table[ib, CHILD]
-            for ahead in range(0, 3 * ROWS_A_LINE, ROWS_A_LINE):  # a node's first three cache lines
-                prefetch_row(children, a + ahead)
-                prefetch_row(children, b + ahead)
-            stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = kind, a, b, out
-            depth += 1
+            log[tail, A], log[tail, B], log[tail, DEST], log[tail, FLAGS] = table[ia, CHILD], table[ib, CHILD], out, kind
+            tail += 1
             ia += 1
             ib += 1
         out += 1
@@ -118,43 +118,47 @@ def _merge_rows(table, out, ia, a_end, ib, b_end, stack, depth, kind, children):
     for i in range(ib, b_end):
         _copy_row(table, out, i)
         out += 1
-    return out - first, depth
+    return out - first, tail
 
 
-def force_cell(sums, choices, tops, root, rank, letter, stack, log):
+def force_cell(sums, choices, tops, root, rank, letter, log):
     """The root of the tree `root` with the cell of `rank` (the smallest rank in it) forced to
     `letter`: `root` itself when no path goes through that cell, else a new sum node on top of
     the arena (tops: the used rows of sums and of choices, advanced; tops[2]: the row of the
-    shared leaf of 1 point). Returns NO_ROOM, LOG_FULL or STACK_FULL, with tops unchanged, when
-    the arena, the log or the stack is too small. stack: (n, 4) int64 scratch for the tasks
-    waiting; log: (m, 2) int64 scratch, a row per node made."""
+    shared leaf of 1 point). Returns NO_ROOM or LOG_FULL, with tops unchanged, when the arena or
+    the log is too small. log: (m, 4) int32 scratch, a row per task (see the module)."""
     saved_sums, saved_choices = tops[0], tops[1]
     if key_of(sums, root) == 0 or key_of(sums, root + 1) != rank:
         return root
+    if len(log) == 0:
+        return LOG_FULL
     forced = sums[root + 1, CHILD]
     child = -1
     for e in range(forced + 1, forced + 1 + key_of(choices, forced)):
         if key_of(choices, e) == letter:
             child = choices[e, CHILD]
             break
-    # tasks: (kind, a, b, the row its result goes to, -1 for the root); the root's task skips the
-    # root's first choice (a < 0 marks it: ~root); b = -1: nothing to merge in
-    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = SUM, ~root, child, -1
-    depth = 1
-    logged = 0
+    # the root's task skips the root's first choice (SKIP); b = -1: nothing to merge in; dest -1: the root
+    log[0, A], log[0, B], log[0, DEST], log[0, FLAGS] = root, child, -1, SUM | SKIP
+    tail = 1
     result = -1
-    while depth > 0:
-        depth -= 1
-        if depth >= LAG:  # take a task LAG below the top: the rows of those above, prefetched when pushed, get time to arrive
-            for k in range(4):
-                stack[depth, k], stack[depth - LAG, k] = stack[depth - LAG, k], stack[depth, k]
-        kind, a, b, dest = stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3]
+    for i in range(len(log)):  # the tasks in the order queued (breadth first), until none is left
+        if i == tail:
+            break
+        j = i + QUEUE_AHEAD  # the nodes of the task done QUEUE_AHEAD tasks on: their loads get that long
+        if j < tail:
+            if log[j, FLAGS] & 1 == SUM:
+                for ahead in range(0, 2 * ROWS_A_LINE, ROWS_A_LINE):  # a node's first two cache lines
+                    prefetch_row(sums, log[j, A] + ahead)
+                    prefetch_row(sums, log[j, B] + ahead)
+            else:
+                for ahead in range(0, 2 * ROWS_A_LINE, ROWS_A_LINE):
+                    prefetch_row(choices, log[j, A] + ahead)
+                    prefetch_row(choices, log[j, B] + ahead)
+        a, b, dest, kind = log[i, A], log[i, B], log[i, DEST], log[i, FLAGS] & 1
         points = 0
         if kind == SUM:
-            skip = 0
-            if a < 0:
-                a, skip = ~a, 1
-            ia, a_end = a + 1 + skip, a + 1 + key_of(sums, a)
+            ia, a_end = a + 1 + (log[i, FLAGS] >> 1), a + 1 + key_of(sums, a)
             ib, b_end, points = 0, 0, points + sums[a, POINTS]
             if b >= 0:
                 ib, b_end = b + 1, b + 1 + key_of(sums, b)
@@ -166,6 +170,7 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
                 else:
                     choices[dest, CHILD] = node
                     set_bound(choices, dest, points)
+                log[i, A] = -1  # no node made
                 continue
         else:
             ia, a_end = a + 1, a + 1 + key_of(choices, a)
@@ -173,31 +178,32 @@ def force_cell(sums, choices, tops, root, rank, letter, stack, log):
         node = tops[kind]
         rows = (a_end - ia) + (b_end - ib)
         room = len(sums) if kind == SUM else len(choices)
-        if node + 1 + rows > room or logged >= len(log) or depth + rows > len(stack):
+        if node + 1 + rows > room or tail + rows > len(log):
             tops[0], tops[1] = saved_sums, saved_choices
-            return NO_ROOM if node + 1 + rows > room else LOG_FULL if logged >= len(log) else STACK_FULL
+            return NO_ROOM if node + 1 + rows > room else LOG_FULL
         # each table named in its own branch: an array chosen by a condition costs two atomic
         # reference-count updates a task in compiled code
         if kind == SUM:
-            n, depth = _merge_rows(sums, node + 1, ia, a_end, ib, b_end, stack, depth, CHOICE, choices)
+            n, tail = _merge_rows(sums, node + 1, ia, a_end, ib, b_end, log, tail, CHOICE)
             sums[node, POINTS], sums[node, PACKED] = points, n << KEY_SHIFT
         else:
-            n, depth = _merge_rows(choices, node + 1, ia, a_end, ib, b_end, stack, depth, SUM, sums)
+            n, tail = _merge_rows(choices, node + 1, ia, a_end, ib, b_end, log, tail, SUM)
             choices[node, POINTS], choices[node, PACKED] = points, n << KEY_SHIFT
         tops[kind] += n + 1
-        log[logged, 0], log[logged, 1] = node << 1 | kind, dest
-        logged += 1
+        log[i, A] = node
         if dest < 0:
             result = node
-    # bounds bottom up: a node's merged children were made after it, the rest have theirs on its rows
-    for i in range(logged - 1, -1, -1):
+    # bounds bottom up: a node's merged children were queued after it, the rest have theirs on its rows
+    for i in range(tail - 1, -1, -1):
         if i >= AHEAD:  # the node read AHEAD steps on, whose rows may have left the caches
-            ahead = log[i - AHEAD, 0]
-            if ahead & 1 == SUM:
-                prefetch_row(sums, ahead >> 1)
+            ahead = log[i - AHEAD, A]
+            if log[i - AHEAD, FLAGS] & 1 == SUM:
+                prefetch_row(sums, ahead)
             else:
-                prefetch_row(choices, ahead >> 1)
-        node, kind, dest = log[i, 0] >> 1, log[i, 0] & 1, log[i, 1]
+                prefetch_row(choices, ahead)
+        node, kind, dest = log[i, A], log[i, FLAGS] & 1, log[i, DEST]
+        if node < 0:
+            continue
         if kind == SUM:
             bound = sums[node, POINTS]
             for e in range(node + 1, node + 1 + key_of(sums, node)):
@@ -359,11 +365,7 @@ class Tree:
         large class's `memory.small_pages` scratch, read once: its pages are given back as the
         build passes them, so that the sorted rows and the whole tree are never resident together."""
         compiled = kernels()
-        # the merge's stack, to start with (it grows when a force needs more): a path holds at most one
-        # choice a rank, a node at most 64 letters or a choice a rank, and the merge takes tasks LAG below its top
-        depth = 2 * (cells + 1) * (max(LETTER_OF + 1, cells) + 1)
-        self.stack = reuse.stack if reuse and len(reuse.stack) >= depth else np.empty((depth, 4), np.int64)
-        self.log = reuse.log if reuse else np.empty((0, 2), np.int64)
+        self.log = reuse.log if reuse else np.empty((0, 4), np.int32)  # the merge's tasks (grown by `force`)
         start = LEAVES + ROWS_A_ENTRY * n  # most classes' trees fit without growing
         self.sums = _table(reuse.sums if reuse else None, start, spare)
         self.choices = _table(reuse.choices if reuse else None, start, spare)
@@ -393,7 +395,7 @@ class Tree:
 
     @property
     def nbytes(self) -> int:
-        return self.sums.nbytes + self.choices.nbytes + self.log.nbytes + self.stack.nbytes
+        return self.sums.nbytes + self.choices.nbytes + self.log.nbytes
 
     def bound(self, root: int) -> int:
         return int(self.sums[root, PACKED] & BOUND_CAP)
@@ -409,11 +411,9 @@ class Tree:
         """The root of `root`'s tree with the cell of `rank` forced to `letter` (see the module),
         growing the arena when it is full."""
         while True:
-            node = kernels().force_cell(self.sums, self.choices, self.tops, root, rank, letter, self.stack, self.log)
+            node = kernels().force_cell(self.sums, self.choices, self.tops, root, rank, letter, self.log)
             if node == LOG_FULL:
-                self.log = np.empty((max(GROWTH * len(self.log), 1 << 16), 2), np.int64)
-            elif node == STACK_FULL:
-                self.stack = np.empty((GROWTH * len(self.stack), 4), np.int64)
+                self.log = np.empty((max(GROWTH * len(self.log), 1 << 16), 4), np.int32)
             elif node == NO_ROOM:
                 self._grow()
             else:
