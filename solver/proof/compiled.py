@@ -37,9 +37,8 @@ _MADE = np.zeros((1, 1, 1, 1), np.int64)  # the tree build's rows made (tree._bu
 EXPORTS = {
     "list_entries": ("UniTuple(int64, 2)", (_VECTOR, 0, _VECTOR, _MATRIX, _VECTOR, _VECTOR, _MATRIX, _VECTOR)),
     "tree_bound": ("int64", (_TOKENS, _VECTOR, 0)),
-    "_fill": ("void", (_MATRIX, _VECTOR, _MATRIX)),
-    "_sort_by_row": ("boolean", (_MATRIX, 0, 0, _MATRIX, 0)),
-    "_lowest_rank_bit": ("int64", (0, 0, 0)),
+    "_spread": ("void", (_MATRIX, _VECTOR, _MATRIX, _VECTOR)),
+    "_sort_buckets": ("void", (_MATRIX, _MATRIX, _VECTOR, 0, 0)),
     "_build_rows": ("int64", (_MATRIX, 0, 0, 0, 0, 0, _MATRIX, _MADE, _ARENA, _ARENA)),
     "force_cell": ("int64", (_ARENA, _ARENA, _VECTOR, 0, 0, 0, _LOG)),
     "force_remaining": ("UniTuple(int64, 2)", (_ARENA, _ARENA, 0, 0, _MATRIX, _VECTOR, 0, 0, _MATRIX, _MATRIX,
@@ -63,7 +62,7 @@ def _plain() -> tuple[dict[str, Callable], tuple[Callable, ...], tuple[Callable,
     from . import tree as t
 
     functions = {name: getattr(module, name) for module in (e, t, d) for name in EXPORTS if hasattr(module, name)}
-    called = (e._key_places, e._bound_row, e._bound_end, e._radix_pass, t._merge_rows,
+    called = (e._key_places, e._bound_row, e._bound_end, e._bucket_pass, t._merge_rows,
               d._open_bound)  # (_open_bound's loop inlined by numba trips its scope check; LLVM inlines it)
     inlined = (t._copy_row, t.key_of, t.bound_of, t.set_bound, t._pack, d._push, d._keep)
     return functions, called, inlined

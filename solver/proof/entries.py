@@ -206,36 +206,57 @@ def tree_bound(tokens, pts, base):
     return _bound_end(total, best, prev)
 
 
-def _radix_pass(table, n, k, shift, out, count):
-    """One stable counting-sort pass of the first n columns of `table` (a row per field, a column
-    per listed row) on the 12 bits of its row k from `shift`, into `out`; returns False (writing
-    nothing) when those bits are all alike."""
+DIGIT = 12                  # bits a pass of the radix sort sorts on
+TOP = KEY_BITS - DIGIT      # the first key word's top digit, by which the first pass spreads the rows
+
+
+def _spread(keys, payload, spare, starts):
+    """The listed rows as the sort's columns (spare[0] their payloads, spare[1 + w] their key words
+    w), spread stably by the top DIGIT bits of their first key word into buckets, in order:
+    starts[b]..starts[b + 1] the columns of bucket b."""
+    n, kw = keys.shape
+    starts[:] = 0
+    for i in range(n):
+        starts[1 + ((keys[i, 0] >> TOP) & 4095)] += 1
+    for d in range(4096):
+        starts[d + 1] += starts[d]
+    at = starts[:4096].copy()
+    for i in range(n):
+        d = (keys[i, 0] >> TOP) & 4095
+        c = at[d]
+        spare[0, c] = payload[i]
+        for w in range(kw):
+            spare[1 + w, c] = keys[i, w]
+        at[d] = c + 1
+
+
+def _bucket_pass(table, s, e, k, shift, out, count):
+    """One stable counting-sort pass of columns s..e of `table` on the DIGIT bits of its row k from
+    `shift`, into the same columns of `out`; returns False (writing nothing) when those bits are
+    all alike."""
     key = table[k]
     count[:] = 0
-    for i in range(n):
+    for i in range(s, e):
         count[(key[i] >> shift) & 4095] += 1
-    if count.max() == n:
-        return False
-    total = 0
-    for d in range(len(count)):
+    for d in range(4096):  # all alike: the first digit present holds them all
+        if count[d] == e - s:
+            return False
+        if count[d]:
+            break
+    total = s
+    for d in range(4096):
         c = count[d]
         count[d] = total
         total += c
     fields = table.shape[0]
-    if fields == 2:  # (a key of one word) written out: a loop over the fields would run for each column
-        for i in range(n):
-            d = (key[i] >> shift) & 4095
-            at = count[d]
-            out[0, at], out[1, at] = table[0, i], table[1, i]
-            count[d] = at + 1
-    elif fields == 3:  # (two words)
-        for i in range(n):
+    if fields == 3:  # (a key of two words) written out: a loop over the fields would run for each column
+        for i in range(s, e):
             d = (key[i] >> shift) & 4095
             at = count[d]
             out[0, at], out[1, at], out[2, at] = table[0, i], table[1, i], table[2, i]
             count[d] = at + 1
     else:
-        for i in range(n):
+        for i in range(s, e):
             d = (key[i] >> shift) & 4095
             at = count[d]
             for j in range(fields):
@@ -244,35 +265,30 @@ def _radix_pass(table, n, k, shift, out, count):
     return True
 
 
-def _sort_by_row(table, n, k, spare, low):
-    """Sort the first n columns of `table` stably by its row k's bits from `low` up, 12 bits a pass,
-    skipping passes whose bits are all alike; returns whether they ended in `spare` (an odd
-    number of passes moved them)."""
-    count = np.empty(4096, np.int64)
-    in_spare = False
-    for shift in range(low, KEY_BITS, 12):
-        if in_spare:
-            moved = _radix_pass(spare, n, k, shift, table, count)
-        else:
-            moved = _radix_pass(table, n, k, shift, spare, count)
-        if moved:
-            in_spare = not in_spare
-    return in_spare
-
-
-def _lowest_rank_bit(cells, wide, w):
-    """The lowest bit of key word w that holds a rank (the bits below hold none)."""
+def _sort_buckets(spare, table, starts, cells, wide):
+    """Sort each bucket of `_spread` by the rest of its key into the same columns of `table`: a stable
+    radix sort, the last key word first, DIGIT bits a pass from the word's lowest rank bit, passes
+    whose bits are all alike in the bucket skipped. A bucket (some thousands of rows) stays in the
+    caches through its passes, where a pass over every row would not."""
     key_word, key_shift, bits = _key_places(cells, wide)
-    return key_shift[min(cells, (w + 1) * (KEY_BITS // bits)) - 1]
-
-
-def _fill(keys, payload, table):
-    """The listed rows as the sort's columns: table[0] their payloads, table[1 + w] their key words w."""
-    n, kw = keys.shape
-    for i in range(n):
-        table[0, i] = payload[i]
-        for w in range(kw):
-            table[1 + w, i] = keys[i, w]
+    per_word = KEY_BITS // bits
+    kw = table.shape[0] - 1
+    count = np.empty(4096, np.int64)
+    for b in range(4096):
+        s, e = starts[b], starts[b + 1]
+        in_table = False
+        if e - s > 1:
+            for w in range(kw - 1, -1, -1):
+                low = key_shift[min(cells, (w + 1) * per_word) - 1]
+                for shift in range(low, TOP if w == 0 else KEY_BITS, DIGIT):
+                    if in_table and _bucket_pass(table, s, e, 1 + w, shift, spare, count):
+                        in_table = False
+                    elif not in_table and _bucket_pass(spare, s, e, 1 + w, shift, table, count):
+                        in_table = True
+        if not in_table:
+            for j in range(kw + 1):
+                for i in range(s, e):
+                    table[j, i] = spare[j, i]
 
 
 def sort_scratch(rows: int, words: int) -> np.ndarray:
@@ -286,23 +302,23 @@ def sort_scratch(rows: int, words: int) -> np.ndarray:
 def sort_entries(keys: np.ndarray, payload: np.ndarray, cells: int, wide: int, scratch: np.ndarray,
                  give_back: bool = False) -> np.ndarray:
     """Sort the listed rows by key: returns the rows of the scratch that hold them sorted, as columns
-    (`_fill`'s: the payloads, then the key words; the first len(keys) columns), equal keys side by
-    side with their words (solver.proof.tree builds the tree from them, `emit_rows` writes them as
-    tokens). The rows are copied into the scratch as columns and sorted by a stable radix sort,
-    the last key word first, 12 bits a pass, passes whose bits are all alike skipped, every field
-    travelling with its key, so that every pass and the last one read in order. give_back (a large
-    class): the listed rows' pages are given back once copied, the spares' once sorted, so that
-    none of them is resident beside what comes next. scratch: `sort_scratch`."""
+    (the payloads, then the key words; the first len(keys) columns), equal keys side by side with
+    their words (solver.proof.tree builds the tree from them, `emit_rows` writes them as tokens).
+    The rows are copied into the scratch as columns, spread into buckets by the top DIGIT bits of
+    their key (`_spread`), and each bucket sorted in the caches by a stable radix sort of the rest
+    (`_sort_buckets`), every field travelling with its key. (A radix sort of every row, pass by
+    pass, took 1.6 times as long: benchmarks/results/prove.md, "The sort by buckets".) give_back
+    (a large class): the listed rows' pages are given back once copied, the spares' once sorted,
+    so that none of them is resident beside what comes next. scratch: `sort_scratch`."""
     compiled = kernels()
-    n, kw = keys.shape
+    kw = keys.shape[1]
     table, spare = scratch[:kw + 1], scratch[kw + 1:]  # whole rows: C-contiguous, which compiles to faster loops
-    compiled._fill(keys, payload, table)
+    starts = np.empty(4097, np.int64)
+    compiled._spread(keys, payload, spare, starts)
     if give_back:
         release(keys)
         release(payload)
-    for w in range(kw - 1, -1, -1):
-        if compiled._sort_by_row(table, n, 1 + w, spare, compiled._lowest_rank_bit(cells, wide, w)):
-            table, spare = spare, table
+    compiled._sort_buckets(spare, table, starts, cells, wide)
     if give_back:
         release(spare)
     return table
