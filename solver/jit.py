@@ -70,6 +70,17 @@ def _cttz(typingctx, x):
 
 
 @intrinsic
+def _ctlz(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))  # zero input: never passed
+
+    return x(x), codegen
+
+
+@intrinsic
 def _prefetch(typingctx, table, row):
     """llvm.prefetch (a read, kept in every cache level) of the first element of a 2-d array's row,
     or of a 1-d array's element."""
@@ -111,6 +122,11 @@ def _unsigned(index):
 @overload(k.lowest_bit)
 def _lowest_bit(x):
     return lambda x: _cttz(x)
+
+
+@overload(k.highest_bit)
+def _highest_bit(x):
+    return lambda x: 63 - _ctlz(np.int64(x))
 
 
 _in_place: set[Callable] = set()

@@ -78,6 +78,11 @@ def lowest_bit(x):
     return (x & -x).bit_length() - 1
 
 
+def highest_bit(x):
+    """Index of the highest set bit of a non-zero int (numba: count leading zeros); int() as for popcount."""
+    return int(x).bit_length() - 1
+
+
 def listing_full(numbers, words, codes, used, depth):
     """Whether a word listing's buffers (`<format>_words`) lack room for one more word at `depth`."""
     return words == len(numbers) or used + depth + 2 > len(codes)

@@ -49,9 +49,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..walk_kernels import prefetch_row
+from ..walk_kernels import highest_bit, prefetch_row
 from .compiled import kernels
-from .entries import LETTER_OF, TOKEN_SHIFT, _key_places
+from .entries import KEY_BITS, LETTER_OF, TOKEN_SHIFT, _key_places
 from .memory import grow, release, small_pages
 
 POINTS, PACKED = 0, 1              # a header's columns: points; its count over its bound (a choice's bound: 0)
@@ -222,8 +222,8 @@ def force_cell(sums, choices, tops, root, rank, letter, log):
 
 
 # the rows of `_build_state`, each a value per depth (a row prefix's length); TOPS: the tables' used rows;
-# ROW and LAST: the tokens of the row being built and of the one before
-(AT_POINTS, AT_TOTAL, AT_CHOICES, AT_LETTER, AT_RANK, AT_LETTERS, AT_BEST, ROW, LAST, TOPS) = range(10)
+# ROW: the tokens of the row being built; HELD, per rank r: how many of the last row's tokens come before r
+(AT_POINTS, AT_TOTAL, AT_CHOICES, AT_LETTER, AT_RANK, AT_LETTERS, AT_BEST, ROW, HELD, TOPS) = range(10)
 PREV, ROOT, GROUP = 2, 3, 4  # TOPS' other elements: the last row's length, the root once built, and the first
 # of the sorted rows with the last row's key
 BUILD_CHUNK = 1 << 16  # rows built per call, after which a large class's rows read give their pages back
@@ -238,7 +238,9 @@ def _build_state(cells, base):
     """The state `_build_rows` carries from row to row: per depth (a row prefix's length), the
     open sum node's points, its bound so far (points and closed choices), its closed choices and
     its letter; the open choice under it (its rank, or -1), its closed letters and their max; the
-    tokens of the row and of the last one; the tables' used rows (after the shared leaves), the
+    tokens of the row, and per rank how many of the last row's come before it (two rows share
+    their tokens up to the first rank whose symbols differ, so only the rest are read from the
+    key); the tables' used rows (after the shared leaves), the
     last row's length, the root and the first row of the last key. And `made`: per depth, the rows
     of the open sum node's closed choices and of its open choice's closed letters, written out
     when the node closes. The root's points are `base`."""
@@ -262,6 +264,7 @@ def _build_rows(table, lo, hi, last, cells, wide, st, made, sums, choices):
     1 to LEAVES points is the shared leaf instead. (One loop, no helpers: arrays passed to a
     helper in the loop cost atomic reference-count updates at each call.)"""
     key_word, key_shift, bits = _key_places(cells, wide)
+    per_word = KEY_BITS // bits
     skipped = (np.int64(1) << bits) - 1  # also the mask of a symbol
     words = table.shape[0] - 1
     pay = table[0]
@@ -270,11 +273,15 @@ def _build_rows(table, lo, hi, last, cells, wide, st, made, sums, choices):
     for i in range(lo, hi + last):
         ln, p, rank = 0, 0, -1  # past the last row: close everything
         if i < hi:
-            same = i > 0
-            for w in range(words):
-                if same and table[1 + w, i] != table[1 + w, i - 1]:
-                    same = False
-            if same:  # the last row's key again: its points, for a word not counted yet
+            r0 = 0  # the first rank whose symbol differs from the last row's (cells: none)
+            if i > 0:
+                r0 = cells
+                for w in range(words):
+                    diff = table[1 + w, i] ^ table[1 + w, i - 1]
+                    if diff:
+                        r0 = (w + 1) * per_word - 1 - highest_bit(diff) // bits
+                        break
+            if r0 == cells:  # the last row's key again: its points, for a word not counted yet
                 seen = False
                 for b in range(group, i):
                     if pay[b] >> 16 == pay[i] >> 16:
@@ -284,16 +291,18 @@ def _build_rows(table, lo, hi, last, cells, wide, st, made, sums, choices):
                     st[AT_POINTS, prev] += pay[i] & 0xFFFF
                     st[AT_TOTAL, prev] += pay[i] & 0xFFFF
                 continue
-            for r in range(cells):  # the row's tokens
+            # the row's tokens from the first rank whose symbol is not the last row's: before it
+            # the two rows share their tokens, HELD[r0] of them
+            p = st[HELD, r0]
+            ln = p
+            for r in range(r0, cells):
+                st[HELD, r] = ln
                 symbol = (table[1 + key_word[r], i] >> key_shift[r]) & skipped
                 if symbol == 0:
                     break
                 if symbol != skipped:
                     st[ROW, ln] = (r << TOKEN_SHIFT) | (symbol - 1)
                     ln += 1
-            m = min(prev, ln)
-            while p < m and st[ROW, p] == st[LAST, p]:
-                p += 1
             rank = st[ROW, p] >> TOKEN_SHIFT
         closing = (prev - p + 1) * widest  # the rows the nodes this row closes (and the root) can take
         if st[TOPS, 0] + closing > len(sums) or st[TOPS, 1] + closing > len(choices):
@@ -332,7 +341,6 @@ def _build_rows(table, lo, hi, last, cells, wide, st, made, sums, choices):
                     st[AT_BEST, k - 1] = total
         for k in range(p, ln):
             t = st[ROW, k]
-            st[LAST, k] = t
             if st[AT_RANK, k] < 0:
                 st[AT_RANK, k] = t >> TOKEN_SHIFT
             st[AT_POINTS, k + 1], st[AT_TOTAL, k + 1], st[AT_CHOICES, k + 1] = 0, 0, 0
