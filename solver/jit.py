@@ -58,26 +58,23 @@ def _ctpop(typingctx, x):
     return x(x), codegen
 
 
-@intrinsic
-def _cttz(typingctx, x):
-    if not isinstance(x, types.Integer):
-        return None
+def _zeros_counted(end: str):
+    """An intrinsic counting the zeros at one end of an integer ("cttz": trailing, "ctlz": leading)."""
 
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))  # zero input: never passed
+    @intrinsic
+    def count(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
 
-    return x(x), codegen
+        def codegen(context, builder, signature, args):
+            return getattr(builder, end)(args[0], ir.Constant(ir.IntType(1), 1))  # zero input: never passed
+
+        return x(x), codegen
+
+    return count
 
 
-@intrinsic
-def _ctlz(typingctx, x):
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))  # zero input: never passed
-
-    return x(x), codegen
+_cttz, _ctlz = _zeros_counted("cttz"), _zeros_counted("ctlz")
 
 
 @intrinsic
