@@ -28,21 +28,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..walk_kernels import prefetch_row
+from ..walk_kernels import prefetch_row, unsigned
 from .entries import SYMBOL_BITS
 from .tree import CHILD, NO_ROOM, POINTS, bound_of, key_of
 
 
 def _push(q, r, pend, top, by_letter, rank_max, choices):
     """Make choice q (of rank r) pending, adding its letters' bounds to its rank's per-letter sums
-    (and their max: sums only grow between restores, so the max follows them)."""
-    pend[r, top[r]] = q
-    top[r] += 1
+    (and their max: sums only grow between restores, so the max follows them). Indexed unsigned,
+    the max kept in a local: deep forcing's most frequent step (12% of class 1989748 before)."""
+    rank = unsigned(r)
+    pend[rank, unsigned(top[rank])] = q
+    top[rank] += 1
+    best = rank_max[rank]
     for e in range(q + 1, q + 1 + key_of(choices, q)):
-        a = key_of(choices, e)
-        by_letter[r, a] += bound_of(choices, e)
-        if by_letter[r, a] > rank_max[r]:
-            rank_max[r] = by_letter[r, a]
+        a = unsigned(key_of(choices, e))
+        total = by_letter[rank, a] + bound_of(choices, e)
+        by_letter[rank, a] = total
+        if total > best:
+            best = total
+    rank_max[rank] = best
 
 
 FIRST_ROOM = 64  # pending choices a rank has room for at first (`pend`, `cur`), doubled while too few

@@ -84,6 +84,12 @@ def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload)
     kw = keys.shape[1]
     key_word, key_shift, bits = _key_places(cells, wide)
     skipped = (np.int64(1) << bits) - 1
+    per_word = KEY_BITS // bits
+    # passed[v]: a key word's symbols all ones at the ranks (of the word) whose bits v holds
+    passed = np.zeros(1 << per_word, np.int64)
+    for v in range(1, 1 << per_word):
+        low = lowest_bit(v)
+        passed[v] = passed[v & (v - 1)] | (skipped << (bits * (per_word - 1 - low)))
     mask_shift = LETTERS_SHIFT * (1 - wide)  # a node's mask: in its first word, or all of its second
     cell = np.empty(cells, np.int64)
     todo = np.empty(cells, np.int64)   # letters still to try at this depth
@@ -126,13 +132,9 @@ def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload)
                 points = (word >> POINTS_SHIFT) & POINTS_MASK
                 if points > 0:
                     if count < cap:
-                        for w in range(kw):
-                            keys[count, w] = acc[d + 1, w]
                         gaps = ~held[d + 1] & ((np.int64(1) << top[d + 1]) - 1)
-                        while gaps:
-                            g = lowest_bit(gaps)
-                            keys[count, key_word[g]] |= skipped << key_shift[g]
-                            gaps &= gaps - 1
+                        for w in range(kw):
+                            keys[count, w] = acc[d + 1, w] | passed[(gaps >> (w * per_word)) & (len(passed) - 1)]
                         payload[count] = (kid << 16) | points
                     count += 1
                     longest = max(longest, d + 1)
