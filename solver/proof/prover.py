@@ -68,8 +68,9 @@ MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the mem
 RELEASE_BYTES = 84 << 20    # listing bytes from which a class gives its buffers' pages back once used (128 MiB
 # while the sorted rows were also written out as tokens: the same classes at 4x4 and 3x3)
 DEEP_CELLS = 7               # with at most this many cells left to force, force them deep instead of on the tree
-DEEP_BOUND = 2.2             # ... or once the bound is at most this many times the target (measured on 3x3,
-# 3x4 and 4x4 classes: benchmarks/results/prove.md, "Forcing on the tree")
+DEEP_BOUND = 2.4             # ... or once the bound is at most this many times the target (measured on 3x3,
+# 3x4 and 4x4 classes: benchmarks/results/prove.md, "Forcing on the tree"; 2.2 until deep forcing's pushes
+# got cheaper: "The merge breadth first")
 SCORE_BATCH = 4096           # boards scored exactly per call of the solver
 
 
