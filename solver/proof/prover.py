@@ -33,8 +33,8 @@ their pages, for speed: the 3x3 ENABLE2K proof, whose classes are mostly
 listing, took 6% more CPU at the same classes' threshold than at twice it,
 and 9% more at half it. With
 the kernels loaded without numba (solver.proof.compiled), every ENABLE2K 4x4
-class measured peaks at 0.55-0.78 of the published prover's in a fresh
-process (benchmarks/results/prove.md, "The tree from the sorted keys"). A class whose listing
+class measured peaks at 0.53-0.78 of the published prover's in a fresh
+process (benchmarks/results/prove.md, "The merge breadth first"). A class whose listing
 would give more than MAX_ROWS rows (2^25) is proved in pieces, one bucket
 halved until each piece fits.
 `ClassRecord.peak_bytes` is what a class held as arrays (of the kept buffers,
