@@ -63,8 +63,8 @@ def _plain() -> tuple[dict[str, Callable], tuple[Callable, ...], tuple[Callable,
 
     functions = {name: getattr(module, name) for module in (e, t, d) for name in EXPORTS if hasattr(module, name)}
     called = (e._key_places, e._bound_row, e._bound_end, e._bucket_pass, t._merge_rows,
-              d._open_bound)  # (_open_bound's loop inlined by numba trips its scope check; LLVM inlines it)
-    inlined = (t._copy_row, t.key_of, t.bound_of, t.set_bound, t._pack, d._push, d._keep)
+              d._open_bound, d._push)  # (their loops inlined by numba trip its scope check; LLVM inlines them)
+    inlined = (t._copy_row, t.key_of, t.bound_of, t.set_bound, t._pack, d._keep)
     return functions, called, inlined
 
 
