@@ -38,6 +38,8 @@ LETTER_OF = (1 << TOKEN_SHIFT) - 1  # token & LETTER_OF: its letter
 SYMBOL_BITS = 5     # of a rank in a narrow row key; a wide one's take one more (see `list_entries`)
 SCRATCH_PAD = (4096 + 64) // 8  # int64s a row of the sort's scratch has beyond its rows (see `sort_scratch`)
 KEY_BITS = 60       # of a key word that hold ranks: 12 narrow ones, 10 wide
+WORD_SHIFT = 16     # a listed row's payload: its word's node << WORD_SHIFT | the word's points
+POINTS_OF = (1 << WORD_SHIFT) - 1  # payload & POINTS_OF: the points
 
 assert NARROW_LETTERS == (1 << SYMBOL_BITS) - 2 and MAX_LETTERS <= (1 << (SYMBOL_BITS + 1)) - 2 <= LETTER_OF
 
@@ -67,7 +69,7 @@ def _key_places(cells, wide):
 
 
 def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload):
-    """Every path of the class that spells a word, as a row: its key and payload (word node << 16
+    """Every path of the class that spells a word, as a row: its key and payload (word node << WORD_SHIFT
     | points), written while there is room; returns (how many there are, the longest row's
     length); rerun with more room when the count exceeds len(payload). nodes, wide: the compact
     trie (solver.proof.tables), points in its words; bucket_mask[cell]: the letters the cell may
@@ -135,7 +137,7 @@ def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload)
                         gaps = ~held[d + 1] & ((np.int64(1) << top[d + 1]) - 1)
                         for w in range(kw):
                             keys[count, w] = acc[d + 1, w] | passed[(gaps >> (w * per_word)) & (len(passed) - 1)]
-                        payload[count] = (kid << 16) | points
+                        payload[count] = (kid << WORD_SHIFT) | points
                     count += 1
                     longest = max(longest, d + 1)
                 ni[d] = 0 if kids[d] else nbr_count[c]
@@ -209,6 +211,7 @@ def tree_bound(tokens, pts, base):
 
 
 DIGIT = 12                  # bits a pass of the radix sort sorts on
+DIGITS = 1 << DIGIT         # the values of a digit: also the buckets the first pass spreads the rows into
 TOP = KEY_BITS - DIGIT      # the first key word's top digit, by which the first pass spreads the rows
 
 
@@ -219,12 +222,12 @@ def _spread(keys, payload, spare, starts):
     n, kw = keys.shape
     starts[:] = 0
     for i in range(n):
-        starts[1 + ((keys[i, 0] >> TOP) & 4095)] += 1
-    for d in range(4096):
+        starts[1 + ((keys[i, 0] >> TOP) & (DIGITS - 1))] += 1
+    for d in range(DIGITS):
         starts[d + 1] += starts[d]
-    at = starts[:4096].copy()
+    at = starts[:DIGITS].copy()
     for i in range(n):
-        d = (keys[i, 0] >> TOP) & 4095
+        d = (keys[i, 0] >> TOP) & (DIGITS - 1)
         c = at[d]
         spare[0, c] = payload[i]
         for w in range(kw):
@@ -239,27 +242,27 @@ def _bucket_pass(table, s, e, k, shift, out, count):
     key = table[k]
     count[:] = 0
     for i in range(s, e):
-        count[(key[i] >> shift) & 4095] += 1
-    for d in range(4096):  # all alike: the first digit present holds them all
+        count[(key[i] >> shift) & (DIGITS - 1)] += 1
+    for d in range(DIGITS):  # all alike: the first digit present holds them all
         if count[d] == e - s:
             return False
         if count[d]:
             break
     total = s
-    for d in range(4096):
+    for d in range(DIGITS):
         c = count[d]
         count[d] = total
         total += c
     fields = table.shape[0]
     if fields == 3:  # (a key of two words) written out: a loop over the fields would run for each column
         for i in range(s, e):
-            d = (key[i] >> shift) & 4095
+            d = (key[i] >> shift) & (DIGITS - 1)
             at = count[d]
             out[0, at], out[1, at], out[2, at] = table[0, i], table[1, i], table[2, i]
             count[d] = at + 1
     else:
         for i in range(s, e):
-            d = (key[i] >> shift) & 4095
+            d = (key[i] >> shift) & (DIGITS - 1)
             at = count[d]
             for j in range(fields):
                 out[j, at] = table[j, i]
@@ -275,8 +278,8 @@ def _sort_buckets(spare, table, starts, cells, wide):
     key_word, key_shift, bits = _key_places(cells, wide)
     per_word = KEY_BITS // bits
     kw = table.shape[0] - 1
-    count = np.empty(4096, np.int64)
-    for b in range(4096):
+    count = np.empty(DIGITS, np.int64)
+    for b in range(DIGITS):
         s, e = starts[b], starts[b + 1]
         in_table = False
         if e - s > 1:
@@ -309,13 +312,13 @@ def sort_entries(keys: np.ndarray, payload: np.ndarray, cells: int, wide: int, s
     The rows are copied into the scratch as columns, spread into buckets by the top DIGIT bits of
     their key (`_spread`), and each bucket sorted in the caches by a stable radix sort of the rest
     (`_sort_buckets`), every field travelling with its key. (A radix sort of every row, pass by
-    pass, took 1.6 times as long: benchmarks/results/prove.md, "The sort by buckets".) give_back
+    pass, took 1.6 times as long: benchmarks/results/prove.md, "The merge breadth first".) give_back
     (a large class): the listed rows' pages are given back once copied, the spares' once sorted,
     so that none of them is resident beside what comes next. scratch: `sort_scratch`."""
     compiled = kernels()
     kw = keys.shape[1]
     table, spare = scratch[:kw + 1], scratch[kw + 1:]  # whole rows: C-contiguous, which compiles to faster loops
-    starts = np.empty(4097, np.int64)
+    starts = np.empty(DIGITS + 1, np.int64)
     compiled._spread(keys, payload, spare, starts)
     if give_back:
         release(keys)
@@ -335,13 +338,13 @@ def emit_rows(table: np.ndarray, n: int, cells: int, wide: int, width: int) -> t
     fresh = np.ones(n, bool)  # the first column of each distinct key
     fresh[1:] = (keys[:, 1:] != keys[:, :-1]).any(axis=0)
     row = np.cumsum(fresh) - 1
-    word = payload >> 16
+    word = payload >> WORD_SHIFT
     order = np.lexsort((word, row))
     row, word = row[order], word[order]
     counted = np.ones(n, bool)  # a (key, word) pair's first column
     counted[1:] = (row[1:] != row[:-1]) | (word[1:] != word[:-1])
     starts = np.flatnonzero(fresh)
-    pts = np.bincount(row[counted], weights=payload[order][counted] & 0xFFFF, minlength=len(starts)).astype(np.int64)
+    pts = np.bincount(row[counted], weights=payload[order][counted] & POINTS_OF, minlength=len(starts)).astype(np.int64)
     key_word, key_shift, bits = _key_places(cells, wide)
     symbols = np.stack([(keys[key_word[r], starts] >> key_shift[r]) & ((1 << bits) - 1) for r in range(cells)])
     held = (symbols != 0) & (symbols != (1 << bits) - 1)  # (a rank passed over: all ones; after the last: 0)

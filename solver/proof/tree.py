@@ -51,7 +51,7 @@ import numpy as np
 
 from ..walk_kernels import highest_bit, prefetch_row
 from .compiled import kernels
-from .entries import KEY_BITS, LETTER_OF, TOKEN_SHIFT, _key_places
+from .entries import KEY_BITS, LETTER_OF, POINTS_OF, TOKEN_SHIFT, WORD_SHIFT, _key_places
 from .memory import grow, release, small_pages
 
 POINTS, PACKED = 0, 1              # a header's columns: points; its count over its bound (a choice's bound: 0)
@@ -284,12 +284,12 @@ def _build_rows(table, lo, hi, last, cells, wide, st, made, sums, choices):
             if r0 == cells:  # the last row's key again: its points, for a word not counted yet
                 seen = False
                 for b in range(group, i):
-                    if pay[b] >> 16 == pay[i] >> 16:
+                    if pay[b] >> WORD_SHIFT == pay[i] >> WORD_SHIFT:
                         seen = True
                         break
                 if not seen:
-                    st[AT_POINTS, prev] += pay[i] & 0xFFFF
-                    st[AT_TOTAL, prev] += pay[i] & 0xFFFF
+                    st[AT_POINTS, prev] += pay[i] & POINTS_OF
+                    st[AT_TOTAL, prev] += pay[i] & POINTS_OF
                 continue
             # the row's tokens from the first rank whose symbol is not the last row's: before it
             # the two rows share their tokens, HELD[r0] of them
@@ -346,8 +346,8 @@ def _build_rows(table, lo, hi, last, cells, wide, st, made, sums, choices):
             st[AT_POINTS, k + 1], st[AT_TOTAL, k + 1], st[AT_CHOICES, k + 1] = 0, 0, 0
             st[AT_LETTER, k + 1] = t & LETTER_OF
         if i < hi:
-            st[AT_POINTS, ln] += pay[i] & 0xFFFF
-            st[AT_TOTAL, ln] += pay[i] & 0xFFFF
+            st[AT_POINTS, ln] += pay[i] & POINTS_OF
+            st[AT_TOTAL, ln] += pay[i] & POINTS_OF
         prev = ln
     st[TOPS, PREV], st[TOPS, GROUP] = prev, group
     if last:
