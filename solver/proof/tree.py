@@ -368,7 +368,7 @@ class Tree:
         """The tree of the first n columns of `table`, a class's listed rows sorted by key
         (solver.proof.entries.sort_entries, on a board of `cells` cells in the charset layout
         `wide`), plus `base` points at the root, with room for `spare` times its rows more before
-        the arena first grows; in the tables of `reuse` (a tree done with) when they are large
+        the arena first grows; in the tables of `reuse` (a tree done with, and emptied) when they are large
         enough, so that their memory is touched once for many classes. give_back: `table` is a
         large class's `memory.small_pages` scratch, read once: its pages are given back as the
         build passes them, so that the sorted rows and the whole tree are never resident together."""
@@ -377,6 +377,8 @@ class Tree:
         start = LEAVES + ROWS_A_ENTRY * n  # most classes' trees fit without growing
         self.sums = _table(reuse.sums if reuse else None, start, spare)
         self.choices = _table(reuse.choices if reuse else None, start, spare)
+        if reuse:  # its tables are this tree's now: a second reference would keep them from growing in place
+            reuse.sums = reuse.choices = reuse.log = None
         leaves = np.arange(1, LEAVES + 1)
         self.sums[:LEAVES] = np.stack([leaves, leaves], axis=1)  # no choices, bound = points
         state, made = _build_state(cells, base)
