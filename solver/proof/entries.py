@@ -93,9 +93,13 @@ def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload)
         low = lowest_bit(v)
         passed[v] = passed[v & (v - 1)] | (skipped << (bits * (per_word - 1 - low)))
     mask_shift = LETTERS_SHIFT * (1 - wide)  # a node's mask: in its first word, or all of its second
+    around = np.zeros(cells, np.int64)  # around[c]: c's neighbours (bits)
+    for c in range(cells):
+        for j in range(nbr_count[c]):
+            around[c] |= np.int64(1) << nbrs[c, j]
     cell = np.empty(cells, np.int64)
     todo = np.empty(cells, np.int64)   # letters still to try at this depth
-    ni = np.empty(cells, np.int64)     # next neighbour to try for the current letter
+    ahead = np.empty(cells, np.int64)  # the free neighbours still to try for the current letter (bits)
     node = np.empty(cells, np.int64)
     kids = np.empty(cells, np.int64)   # the letters the node's children are for
     held = np.zeros(cells + 1, np.int64)   # the ranks the path holds (bits), per depth
@@ -107,11 +111,11 @@ def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload)
         d = 0
         cell[0] = start
         todo[0] = (nodes[wide] >> mask_shift) & bucket_mask[start]
-        ni[0] = nbr_count[start]
+        ahead[0] = 0
         used = np.int64(1) << start
         while d >= 0:
             c = cell[d]
-            if ni[d] >= nbr_count[c]:
+            if ahead[d] == 0:
                 if todo[d] == 0:
                     used &= ~(np.int64(1) << c)
                     d -= 1
@@ -140,19 +144,18 @@ def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload)
                         payload[count] = (kid << WORD_SHIFT) | points
                     count += 1
                     longest = max(longest, d + 1)
-                ni[d] = 0 if kids[d] else nbr_count[c]
+                ahead[d] = around[c] & ~used if kids[d] else 0  # (the cells in use stay so below d)
                 continue
-            nb = nbrs[c, ni[d]]
-            ni[d] += 1
-            if (used >> nb) & 1:
-                continue
+            free = ahead[d]
+            nb = lowest_bit(free)
+            ahead[d] = free & (free - 1)
             nxt = kids[d] & bucket_mask[nb]
             if nxt == 0:
                 continue
             d += 1
             cell[d] = nb
             todo[d] = nxt
-            ni[d] = nbr_count[nb]
+            ahead[d] = 0
             used |= np.int64(1) << nb
     return count, longest
 
