@@ -35,9 +35,9 @@ _MADE = np.zeros((1, 1, 1, 1), np.int64)  # the tree build's rows made (tree._bu
 
 # What Python calls, as it calls them: name -> (return type, example arguments of the types it gives).
 EXPORTS = {
-    "list_entries": ("UniTuple(int64, 2)", (_VECTOR, 0, _VECTOR, _MATRIX, _VECTOR, _VECTOR, _MATRIX, _VECTOR)),
+    "list_entries": ("UniTuple(int64, 2)", (_VECTOR, 0, _VECTOR, _MATRIX, _VECTOR, _VECTOR, _MATRIX)),
     "tree_bound": ("int64", (_TOKENS, _VECTOR, 0)),
-    "_spread": ("void", (_MATRIX, _VECTOR, _MATRIX, _VECTOR)),
+    "_spread": ("void", (_MATRIX, 0, _MATRIX, _VECTOR)),
     "_sort_buckets": ("void", (_MATRIX, _MATRIX, _VECTOR, 0, 0)),
     "_build_rows": ("int64", (_MATRIX, 0, 0, 0, 0, 0, _MATRIX, _MADE, _ARENA, _ARENA)),
     "force_cell": ("int64", (_ARENA, _ARENA, _VECTOR, 0, 0, 0, _LOG)),

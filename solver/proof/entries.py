@@ -68,10 +68,11 @@ def _key_places(cells, wide):
     return word, shift, bits
 
 
-def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload):
-    """Every path of the class that spells a word, as a row: its key and payload (word node << WORD_SHIFT
-    | points), written while there is room; returns (how many there are, the longest row's
-    length); rerun with more room when the count exceeds len(payload). nodes, wide: the compact
+def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, listed):
+    """Every path of the class that spells a word, as a row: its payload (word node << WORD_SHIFT |
+    points) and key, written as a column of `listed` (listed[0] payloads, listed[1 + w] key words w:
+    the sort's columns, `sort_scratch`) while there is room; returns (how many there are, the longest
+    row's length); rerun with more room when the count exceeds its columns. nodes, wide: the compact
     trie (solver.proof.tables), points in its words; bucket_mask[cell]: the letters the cell may
     hold.
 
@@ -82,8 +83,8 @@ def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload)
     keys compare as the token rows do, a row before the rows it is a prefix of, and the listing
     needs no sorting of tokens."""
     cells = len(bucket_mask)
-    cap = len(payload)
-    kw = keys.shape[1]
+    kw = listed.shape[0] - 1
+    cap = listed.shape[1]
     key_word, key_shift, bits = _key_places(cells, wide)
     skipped = (np.int64(1) << bits) - 1
     per_word = KEY_BITS // bits
@@ -140,8 +141,8 @@ def list_entries(nodes, wide, bucket_mask, nbrs, nbr_count, rank, keys, payload)
                     if count < cap:
                         gaps = ~held[d + 1] & ((np.int64(1) << top[d + 1]) - 1)
                         for w in range(kw):
-                            keys[count, w] = acc[d + 1, w] | passed[(gaps >> (w * per_word)) & (len(passed) - 1)]
-                        payload[count] = (kid << WORD_SHIFT) | points
+                            listed[1 + w, count] = acc[d + 1, w] | passed[(gaps >> (w * per_word)) & (len(passed) - 1)]
+                        listed[0, count] = (kid << WORD_SHIFT) | points
                     count += 1
                     longest = max(longest, d + 1)
                 ahead[d] = around[c] & ~used if kids[d] else 0  # (the cells in use stay so below d)
@@ -218,23 +219,23 @@ DIGITS = 1 << DIGIT         # the values of a digit: also the buckets the first 
 TOP = KEY_BITS - DIGIT      # the first key word's top digit, by which the first pass spreads the rows
 
 
-def _spread(keys, payload, spare, starts):
-    """The listed rows as the sort's columns (spare[0] their payloads, spare[1 + w] their key words
-    w), spread stably by the top DIGIT bits of their first key word into buckets, in order:
-    starts[b]..starts[b + 1] the columns of bucket b."""
-    n, kw = keys.shape
+def _spread(listed, n, spare, starts):
+    """The first n listed columns (`list_entries`') copied into the same rows of `spare`, spread
+    stably by the top DIGIT bits of their first key word into buckets, in order: starts[b]..starts[b + 1]
+    the columns of bucket b."""
+    fields = listed.shape[0]
+    first = listed[1]
     starts[:] = 0
     for i in range(n):
-        starts[1 + ((keys[i, 0] >> TOP) & (DIGITS - 1))] += 1
+        starts[1 + ((first[i] >> TOP) & (DIGITS - 1))] += 1
     for d in range(DIGITS):
         starts[d + 1] += starts[d]
     at = starts[:DIGITS].copy()
     for i in range(n):
-        d = (keys[i, 0] >> TOP) & (DIGITS - 1)
+        d = (first[i] >> TOP) & (DIGITS - 1)
         c = at[d]
-        spare[0, c] = payload[i]
-        for w in range(kw):
-            spare[1 + w, c] = keys[i, w]
+        for j in range(fields):
+            spare[j, c] = listed[j, i]
         at[d] = c + 1
 
 
@@ -300,32 +301,34 @@ def _sort_buckets(spare, table, starts, cells, wide):
 
 
 def sort_scratch(rows: int, words: int) -> np.ndarray:
-    """The scratch `sort_entries` needs for `rows` rows of `words` key words: the payloads and the
-    key words as rows (a listed row per column), and their spares. Its rows are a page and a
-    cache line longer than needed: rows of a power of two apart would map the same index of each
-    to the same cache set, and the sort reads them side by side."""
+    """The scratch that listing a class (`list_entries`) and sorting its rows (`sort_entries`) need
+    for `rows` rows of `words` key words: the payloads and the key words as rows (a listed row per
+    column; the listing writes them there), and their spares. Its rows are a page and a cache line
+    longer than needed: rows of a power of two apart would map the same index of each to the same
+    cache set, and the sort reads them side by side."""
     return small_pages((2 * (1 + words), rows + SCRATCH_PAD), np.int64)
 
 
-def sort_entries(keys: np.ndarray, payload: np.ndarray, cells: int, wide: int, scratch: np.ndarray,
-                 give_back: bool = False) -> np.ndarray:
-    """Sort the listed rows by key: returns the rows of the scratch that hold them sorted, as columns
-    (the payloads, then the key words; the first len(keys) columns), equal keys side by side with
-    their words (solver.proof.tree builds the tree from them, `emit_rows` writes them as tokens).
-    The rows are copied into the scratch as columns, spread into buckets by the top DIGIT bits of
-    their key (`_spread`), and each bucket sorted in the caches by a stable radix sort of the rest
-    (`_sort_buckets`), every field travelling with its key. (A radix sort of every row, pass by
-    pass, took 1.6 times as long: benchmarks/results/prove.md, "The merge breadth first".) give_back
-    (a large class): the listed rows' pages are given back once copied, the spares' once sorted,
-    so that none of them is resident beside what comes next. scratch: `sort_scratch`."""
+def listed_rows(scratch: np.ndarray) -> np.ndarray:
+    """The rows of a `sort_scratch` that `list_entries` writes its columns into (whole rows:
+    C-contiguous, which compiles to faster loops)."""
+    return scratch[:len(scratch) // 2]
+
+
+def sort_entries(scratch: np.ndarray, n: int, cells: int, wide: int, give_back: bool = False) -> np.ndarray:
+    """Sort the n rows listed into `scratch` (`listed_rows`) by key: returns the rows that hold them
+    sorted, as columns (the payloads, then the key words; the first n columns), equal keys side by
+    side with their words (solver.proof.tree builds the tree from them, `emit_rows` writes them as
+    tokens). The columns are spread into the spares by the top DIGIT bits of their key (`_spread`),
+    and each bucket sorted back in the caches by a stable radix sort of the rest (`_sort_buckets`),
+    every field travelling with its key. (A radix sort of every row, pass by pass, took 1.6 times as
+    long: benchmarks/results/prove.md, "The merge breadth first".) give_back (a large class): the
+    spares' pages are given back once sorted, so that they are not resident beside the tree."""
     compiled = kernels()
-    kw = keys.shape[1]
-    table, spare = scratch[:kw + 1], scratch[kw + 1:]  # whole rows: C-contiguous, which compiles to faster loops
+    table = listed_rows(scratch)
+    spare = scratch[len(table):]
     starts = np.empty(DIGITS + 1, np.int64)
-    compiled._spread(keys, payload, spare, starts)
-    if give_back:
-        release(keys)
-        release(payload)
+    compiled._spread(table, n, spare, starts)
     compiled._sort_buckets(spare, table, starts, cells, wide)
     if give_back:
         release(spare)

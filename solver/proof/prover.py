@@ -12,23 +12,23 @@ prunes on a bound as tight as a merge's at each cell's top but merges nothing.
 The full boards it leaves are scored exactly by the ordinary solver.
 
 Memory per class, for R entry rows and C cells (K = ceil(C / 12) key words a
-row, ceil(C / 10) over more than 30 letters): the listed rows (8K + 8 bytes a
-row) and the sort's scratch (16 + 16K bytes a row), in buffers with room for
-MAX_ROWS rows that are allocated once per process and kept; the tree is built
-from the sorted scratch itself. A class that writes RELEASE_BYTES of them or
-more gives each buffer's pages back as soon as what it holds has been read
-for the last time (entries.sort_entries: the listed rows once copied into the
-sort's scratch, the scratch's spares once sorted; the sorted rows as the
-tree's build passes them; the arena once the class is done), so that it
-never holds two stages at once: on 4x4 the sort's peak is 48 bytes a listed
-row, and the build's the tree beside a chunk of rows. The tree's
+row, ceil(C / 10) over more than 30 letters): the sort's scratch (16 + 16K
+bytes a row: the listing writes its rows there, 8 + 8K bytes a row, and the sort
+spreads them into the other half and back), in a buffer with room for MAX_ROWS
+rows that is allocated once per process and kept; the tree is built from the
+sorted rows themselves. A class that writes RELEASE_BYTES of it or more gives
+its pages back as soon as what they hold has been read for the last time
+(entries.sort_entries: the spares once sorted; the sorted rows as the tree's
+build passes them; the arena once the class is done), so that it never holds
+two stages at once: on 4x4 the sort's peak is 48 bytes a listed row, and the
+build's the tree beside a chunk of rows. The tree's
 arena: 16 bytes a node (a header and the parent's row for it, in two int32
 tables of two columns; about 4 nodes a row on ENABLE2K 4x4 classes), with
 half as much again to spare, growing by doubling in place (`memory.grow`)
 while forced subtrees down the branch being explored need more (they share
 what they do not change, so they take a fraction of their parent each), kept
 for the next class. A large class's peak is the larger of the sort's and the
-tree's with what forcing adds. Classes below RELEASE_BYTES (84 MiB) keep
+tree's with what forcing adds. Classes below RELEASE_BYTES (56 MiB) keep
 their pages, for speed: the 3x3 ENABLE2K proof, whose classes are mostly
 listing, took 6% more CPU at the same classes' threshold than at twice it,
 and 9% more at half it. With
@@ -59,14 +59,15 @@ from ..schema import MAX_COUNT, Check, integer, list_of, number, only_fields, pa
 from ..search.symmetry import canonical_codes
 from .compiled import kernels
 from .deep_forcing import FIRST_ROOM
-from .memory import release, small_pages
+from .memory import release
 from .plan import ProofPlan, make_plan
 from .tables import tables_of
 from .tree import NO_ROOM, Tree
 
 MAX_ROWS = 1 << 25          # entry rows per class (33.5 M) at most: see the memory note above
-RELEASE_BYTES = 84 << 20    # listing bytes from which a class gives its buffers' pages back once used (128 MiB
-# while the sorted rows were also written out as tokens: the same classes at 4x4 and 3x3)
+RELEASE_BYTES = 56 << 20    # listing bytes from which a class gives its buffer's pages back once used (84 MiB while
+# the listing wrote rows of its own beside the sort's, 128 MiB while the sorted rows were also written out as
+# tokens: the same classes at 4x4 and 3x3)
 DEEP_CELLS = 7               # with at most this many cells left to force, force them deep instead of on the tree
 DEEP_BOUND = 2.4             # ... or once the bound is at most this many times the target (measured on 3x3,
 # 3x4 and 4x4 classes: benchmarks/results/prove.md, "Forcing on the tree"; 2.2 until deep forcing's pushes
@@ -146,7 +147,7 @@ class ProofResult:
                 "fingerprint": self.fingerprint}
 
 
-_buffers: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}  # listing's buffers by (cells, wide): see _kept_buffers
+_buffers: dict[tuple[int, int], np.ndarray] = {}  # listing's buffer by (cells, wide): see _kept_buffer
 _listing_bytes: dict[tuple[int, int], int] = {}  # the most bytes of them written by a class so far
 _kept_trees: list = []  # the last class's tree (solver.proof.tree.Tree), whose tables the next class reuses
 
@@ -216,19 +217,17 @@ def _kept_bytes(cells: int, wide: int) -> int:
     return _listing_bytes.get((cells, wide), 0) + sum(tree.nbytes for tree in _kept_trees)
 
 
-def _kept_buffers(cells: int, wide: int, words: int) -> tuple[np.ndarray, ...]:
-    """The buffers of listing a class for the shape and layout: the listed rows (keys,
-    payload) and the sort's scratch, each with room for MAX_ROWS rows, allocated once and kept,
-    so that no class is listed twice for want of room (untouched, the room costs address space
-    only; a large class gives the pages back once used)."""
+def _kept_buffer(cells: int, wide: int, words: int) -> np.ndarray:
+    """The buffer of listing a class for the shape and layout and sorting its rows (entries.sort_scratch),
+    with room for MAX_ROWS rows, allocated once and kept, so that no class is listed twice for want
+    of room (untouched, the room costs address space only; a large class gives the pages back once
+    used)."""
     from . import entries
 
-    buffers = _buffers.get((cells, wide))
-    if buffers is None or len(buffers[1]) < MAX_ROWS:
-        buffers = _buffers[cells, wide] = (
-            small_pages((MAX_ROWS, words), np.int64), small_pages(MAX_ROWS, np.int64),
-            entries.sort_scratch(MAX_ROWS, words))
-    return buffers
+    buffer = _buffers.get((cells, wide))
+    if buffer is None or buffer.shape[1] < MAX_ROWS:
+        buffer = _buffers[cells, wide] = entries.sort_scratch(MAX_ROWS, words)
+    return buffer
 
 
 def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules
@@ -244,18 +243,18 @@ def _entries(lexicon, plan: ProofPlan, cell_letters: list[str], rules: Rules
     geo = _Geometry(plan)
     bucket_mask = np.array([sum(1 << code for code in lexicon.charset.codes(b)) for b in cell_letters], np.int64)
     cells, wide = plan.shape.cells, tables.wide
-    keys, payload, scratch = _kept_buffers(cells, wide, entries.key_words(cells, wide))
+    scratch = _kept_buffer(cells, wide, entries.key_words(cells, wide))
+    listed = entries.listed_rows(scratch)
     count, longest = kernels().list_entries(tables.nodes, wide, bucket_mask, geo.nbrs, geo.nbr_count,
-                                            geo.rank, keys, payload)
-    written = min(count, MAX_ROWS) * (keys.itemsize * keys.shape[1] + payload.itemsize)
+                                            geo.rank, listed)
+    written = min(count, MAX_ROWS) * listed.itemsize * len(listed)
     if count <= MAX_ROWS:
-        written += count * scratch.itemsize * len(scratch)
+        written *= 2  # and sorted through the spares
     _listing_bytes[cells, wide] = max(_listing_bytes.get((cells, wide), 0), written)
     if count > MAX_ROWS:
         raise ClassTooLarge(f"class needs {count:,} entry rows, more than the {MAX_ROWS:,} a class may hold")
     large = written >= RELEASE_BYTES
-    table = entries.sort_entries(keys[:count], payload[:count], cells, wide, scratch,
-                                 give_back=large)  # (a large class's listed rows and spares given back there)
+    table = entries.sort_entries(scratch, count, cells, wide, give_back=large)  # (a large class's spares given back)
     return table, count, int(longest), _kept_bytes(cells, wide), large
 
 
@@ -306,9 +305,8 @@ class _Prover:
             tree = self.make_tree(table, count, self.shape.cells, self.wide, 0, _kept_trees.pop() if _kept_trees else None,
                                   give_back=large)
             self.peak_bytes = max(self.peak_bytes, held + tree.nbytes)
-            if large:  # the rows are in the tree now: whatever the sort and the build left resident of the buffers
-                for buffer in _buffers[self.key]:
-                    release(buffer)
+            if large:  # the rows are in the tree now: whatever the sort and the build left resident of the buffer
+                release(_buffers[self.key])
             bound = max(bound, self._prove_piece(piece, tree))
             if large:  # a large arena's pages too, or the next class would list and sort beside them
                 tree.give_back()
