@@ -27,8 +27,9 @@ tables of two columns; about 4 nodes a row on ENABLE2K 4x4 classes), with
 half as much again to spare, growing by doubling in place (`memory.grow`)
 while forced subtrees down the branch being explored need more (they share
 what they do not change, so they take a fraction of their parent each), kept
-for the next class. A large class's peak is the larger of the sort's and the
-tree's with what forcing adds. Classes below RELEASE_BYTES (56 MiB) keep
+for the next class, beside the merge's log (16 bytes a task, room for one for
+every 16 rows of the tree, touched as far as a force queues tasks). A large
+class's peak is the larger of the sort's and the tree's with what forcing adds. Classes below RELEASE_BYTES (56 MiB) keep
 their pages, for speed: the 3x3 ENABLE2K proof, whose classes are mostly
 listing, took 6% more CPU at the same classes' threshold than at twice it,
 and 9% more at half it. With

@@ -70,6 +70,8 @@ ROWS_A_LINE = 8                    # rows of 8 bytes a 64-byte cache line holds
 AHEAD = 8                          # nodes the bounds' pass prefetches ahead
 GROWTH = 2                         # the arena grows by this factor when a force or the build does not fit
 ROWS_A_ENTRY = 4                   # rows of each table a tree takes per entry row, to start with (ENABLE2K 4x4: 3.3 and 4.2)
+LOG_SHARE = 16                     # the merge's log has a task's row for every LOG_SHARE rows of the tree built, to
+# start with (the most tasks a force of ENABLE2K 4x4 classes 1989748 and 865222 queued: about 1/24 and 1/31 of them)
 
 
 def _copy_row(table, to, row):
@@ -373,7 +375,7 @@ class Tree:
         large class's `memory.small_pages` scratch, read once: its pages are given back as the
         build passes them, so that the sorted rows and the whole tree are never resident together."""
         compiled = kernels()
-        self.log = reuse.log if reuse else np.empty((0, 4), np.int32)  # the merge's tasks (grown by `force`)
+        log = reuse.log if reuse else None
         start = LEAVES + ROWS_A_ENTRY * n  # most classes' trees fit without growing
         self.sums = _table(reuse.sums if reuse else None, start, spare)
         self.choices = _table(reuse.choices if reuse else None, start, spare)
@@ -397,6 +399,10 @@ class Tree:
         self.root = int(state[TOPS, ROOT])
         self.tops = np.array([state[TOPS, 0], state[TOPS, 1], 0], np.int64)  # tops[2]: the shared leaves' first row
         self._make_room(spare)
+        tasks = int(self.tops[0] + self.tops[1]) // LOG_SHARE
+        # the merge's tasks (grown by `force`): untouched rows cost address space only, and a force that
+        # outgrew the log would be done again
+        self.log = log if log is not None and len(log) >= tasks else small_pages((tasks, 4), np.int32)
 
     @property
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -423,7 +429,7 @@ class Tree:
         while True:
             node = kernels().force_cell(self.sums, self.choices, self.tops, root, rank, letter, self.log)
             if node == LOG_FULL:
-                self.log = np.empty((max(GROWTH * len(self.log), 1 << 16), 4), np.int32)
+                grow(self, "log", max(GROWTH * len(self.log), 1 << 16))
             elif node == NO_ROOM:
                 self._grow()
             else:
