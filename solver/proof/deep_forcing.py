@@ -83,6 +83,7 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
     li = np.zeros(ranks + 1, np.int64)
     board = np.zeros(ranks, np.int64)
     rest = np.zeros(ranks + 1, np.int64)  # at each depth on entry, the open bound of the ranks below it
+    hit = np.zeros(pend.shape[1], np.int64)  # the sum nodes a letter reaches from the rank's pending choices
     for e in range(root + 1, root + 1 + key_of(sums, root)):
         r = key_of(sums, e)
         if top[r] == pend.shape[1]:
@@ -123,6 +124,7 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
                     by_letter[r, s] = snap[d, r, s]
                 rank_max[r] = snap_max[d, r]
         dirty[d] = True
+        hits = 0
         for i in range(top[d]):  # each pending choice's edge for a, the sum node it leads to prefetched
             q = pend[d, i]
             e = cur[d, i]
@@ -131,21 +133,24 @@ def force_remaining(sums, choices, root, rank0, letters, letter_count, wide, tar
                 e += 1
             cur[d, i] = e
             if e < end and key_of(choices, e) == a:
-                prefetch_row(sums, choices[e, CHILD])
+                hit[hits] = choices[e, CHILD]
+                prefetch_row(sums, hit[hits])
+                hits += 1
         gain = 0
-        for i in range(top[d]):
-            q = pend[d, i]
-            e = cur[d, i]
-            if e < q + 1 + key_of(choices, q) and key_of(choices, e) == a:
-                j = choices[e, CHILD]
-                gain += sums[j, POINTS]
+        for h in range(hits):
+            # the choices of the sum node after this one prefetched (the first's too), so that their rows
+            # come in while this one's are pushed
+            for n in range(h if h == 0 else h + 1, min(h + 2, hits)):
+                j = hit[n]
                 for c in range(j + 1, j + 1 + key_of(sums, j)):
                     prefetch_row(choices, sums[c, CHILD])
-                for c in range(j + 1, j + 1 + key_of(sums, j)):
-                    r = key_of(sums, c)
-                    if top[r] == pend.shape[1]:
-                        return NO_ROOM, 0
-                    _push(sums[c, CHILD], r, pend, top, by_letter, rank_max, choices)
+            j = hit[h]
+            gain += sums[j, POINTS]
+            for c in range(j + 1, j + 1 + key_of(sums, j)):
+                r = key_of(sums, c)
+                if top[r] == pend.shape[1]:
+                    return NO_ROOM, 0
+                _push(sums[c, CHILD], r, pend, top, by_letter, rank_max, choices)
         nodes += 1
         p = points[d] + gain
         if p + _open_bound(d + 1, rank_max) < target:
