@@ -29,10 +29,10 @@ while forced subtrees down the branch being explored need more (they share
 what they do not change, so they take a fraction of their parent each), kept
 for the next class, beside the merge's log (16 bytes a task, room for one for
 every 16 rows of the tree, touched as far as a force queues tasks). A large
-class's peak is the larger of the sort's and the tree's with what forcing adds. Classes below RELEASE_BYTES (56 MiB) keep
-their pages, for speed: the 3x3 ENABLE2K proof, whose classes are mostly
-listing, took 6% more CPU at the same classes' threshold than at twice it,
-and 9% more at half it. With
+class's peak is the larger of the sort's and the tree's with what forcing
+adds. Classes below RELEASE_BYTES (56 MiB) keep their pages, for speed: the
+3x3 ENABLE2K proof, whose classes are mostly listing, took 6% more CPU at the
+same classes' threshold than at twice it, and 9% more at half it. With
 the kernels loaded without numba (solver.proof.compiled), every ENABLE2K 4x4
 class measured peaks at 0.53-0.78 of the published prover's in a fresh
 process (benchmarks/results/prove.md, "The merge breadth first"). A class whose listing

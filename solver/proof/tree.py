@@ -71,7 +71,7 @@ AHEAD = 8                          # nodes the bounds' pass prefetches ahead
 GROWTH = 2                         # the arena grows by this factor when a force or the build does not fit
 ROWS_A_ENTRY = 4                   # rows of each table a tree takes per entry row, to start with (ENABLE2K 4x4: 3.3 and 4.2)
 LOG_SHARE = 16                     # the merge's log has a task's row for every LOG_SHARE rows of the tree built, to
-# start with (the most tasks a force of ENABLE2K 4x4 classes 1989748 and 865222 queued: about 1/24 and 1/31 of them)
+# start with (the most tasks one force of ENABLE2K 4x4 classes 1989748 and 865222 queued: at most 1/24 and 1/30 of them)
 
 
 def _copy_row(table, to, row):
