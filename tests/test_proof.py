@@ -553,7 +553,8 @@ def test_a_tree_in_the_tables_of_the_last_grows_them_in_place(make_lexicon, monk
     tree = T.Tree(table, len(tokens), cells, wide, reuse=last, spare=0)
     assert last.sums is None and last.choices is None and last.log is None
     assert [_mapped(t)[0] for t in tree.arrays] == blocks  # grown, and the same mappings
-    assert tree.bound(tree.root) == _tree(tokens, pts, 0).bound(_tree(tokens, pts, 0).root)
+    whole = _tree(tokens, pts, 0)
+    assert tree.bound(tree.root) == whole.bound(whole.root)
 
 
 @IN_PYTHON

@@ -435,7 +435,7 @@ class Tree:
 
     def force(self, root: int, rank: int, letter: int) -> int:
         """The root of `root`'s tree with the cell of `rank` forced to `letter` (see the module),
-        growing the arena when it is full."""
+        growing the arena or the log when it is full."""
         while True:
             node = kernels().force_cell(self.sums, self.choices, self.tops, root, rank, letter, self.log)
             if node == LOG_FULL:
